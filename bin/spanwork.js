@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// Entry point of the `spanwork` command. Runs the TypeScript sources through tsx so a
+// checkout needs no build step.
+import { register } from "tsx/esm/api";
+
+register();
+const { main } = await import("../src/cli/main.ts");
+process.exitCode = await main(process.argv.slice(2));
