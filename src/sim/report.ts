@@ -84,6 +84,22 @@ export interface SimReport {
   taskRecords: TaskRecord[];
   transfers: TransferRecord[];
   memory: MemorySample[];
+  /** When the run did not complete: the unfinished tasks (at most 100), with their scheduler
+   * state and, when placed on a worker, that worker and its WorkerState state. */
+  stuck?: StuckTask[];
+  /** Task records left out of `taskRecords` because of `maxTaskRecords`. */
+  taskRecordsDropped?: number;
+  /** Transfer records left out of `transfers` because of `maxTaskRecords`. */
+  transfersDropped?: number;
+}
+
+export interface StuckTask {
+  key: string;
+  /** Scheduler-side state: waiting, queued, no-worker, processing, … */
+  state: string;
+  worker?: string;
+  /** The task's state in that worker's WorkerState, when it knows it. */
+  workerState?: string;
 }
 
 /** Options of one simulated run (src/sim `simulate`). Everything optional has a documented default. */
@@ -96,6 +112,30 @@ export interface SimOptions {
   network?: "instant" | "latency-bandwidth" | "max-min";
   /** Keep finished root span records for --trace (costs memory). */
   collectSpans?: boolean;
+  /** Size parameter of a built-in workload (what it counts: see `builtInWorkloads`). */
+  size?: number;
+  /** Network latency in seconds (default 0.001). */
+  latency?: number;
+  /** Network bandwidth in bytes/s: per transfer, or per worker and direction under max-min (default 100e6). */
+  bandwidth?: number;
+  /** The virtual disk of every worker (defaults: 500e6 bytes/s, 0.0001 s per operation). */
+  disk?: { bandwidth?: number; latency?: number };
+  /** Bytes of disk each worker may spill (false = unlimited, the default). */
+  maxSpill?: number | false;
+  /** Extra faults, added to the workload's own (same format as the spec's `faults`). */
+  faults?: ReadonlyArray<import("./spec.js").FaultSpec>;
+  /** Keep the graph's outputs in memory for the client (default true); false = the client
+   * takes each output as it finishes and releases it. */
+  keepOutputs?: boolean;
+  /** Run WorkerState.validateState after each stimulus (slow; default false). */
+  validate?: boolean;
+  /** At most this many task records in the report (default 100,000; the rest are counted). */
+  maxTaskRecords?: number;
+  /** At most this many memory samples per worker (default 500). */
+  memorySamplesPerWorker?: number;
+  /** Simulated seconds without any task, transfer or message activity after which a run
+   * that still has work is declared stuck (default 600). */
+  stallTimeout?: number;
   /** Called now and then with progress; never affects the result. */
   onProgress?: (progress: { done: number; total: number; simulatedSeconds: number }) => void;
 }

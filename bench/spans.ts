@@ -1,0 +1,206 @@
+// Span benchmarks (`npm run bench -- spans`, or alone: `node --import tsx --expose-gc bench/spans.ts`).
+// Cost per task of the span work a worker does per Execute: a root ["execute", prefix] and
+// four children (start/end, attributes, metrics), toRecord(), toDigestMetrics(); beside the
+// same tree built with the OpenTelemetry SDK (BasicTracerProvider + SimpleSpanProcessor +
+// InMemorySpanExporter), measured in the same run (goal: ≥ 10× cheaper per span). Also the
+// cost of AsyncLocalStorage binding: asCurrent / withSpan / meter per task, and the extra
+// cost of every `await` once a span is bound.
+// Options: --tasks N (per repeat, default 50,000), --awaits N (default 200,000), --repeat R (default 5).
+import { pathToFileURL } from "node:url";
+import { ROOT_CONTEXT, trace, type Tracer } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { meter, Span, toDigestMetrics, withSpan } from "../src/spans/index.js";
+
+interface Options {
+  tasks: number;
+  awaits: number;
+  repeat: number;
+}
+
+function parse(argv: readonly string[]): Options {
+  const options: Options = { tasks: 50_000, awaits: 200_000, repeat: 5 };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
+    if (!["--tasks", "--awaits", "--repeat"].includes(flag)) continue; // other suites' options
+    const raw = inline ?? argv[++i];
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`bench spans: ${flag} needs a positive integer, got ${String(raw)}`);
+    if (flag === "--tasks") options.tasks = value;
+    else if (flag === "--awaits") options.awaits = value;
+    else options.repeat = value;
+  }
+  return options;
+}
+
+const CHILDREN = ["memory-read", "executor", "thread-noncpu", "serialize"] as const;
+const PREFIXES = ["inc", "add", "sum", "load"] as const;
+let sink = 0;
+
+function emit(record: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ suite: "spans", ...record })}\n`);
+}
+
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** Median ns per iteration of `body(i)` over the repeats (after one warm-up pass). */
+function timeSync(options: Options, iterations: number, body: (i: number) => void): number {
+  for (let i = 0; i < Math.min(iterations, 5_000); i++) body(i);
+  const samples: number[] = [];
+  for (let r = 0; r < options.repeat; r++) {
+    collect();
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) body(i);
+    samples.push(Number(process.hrtime.bigint() - start) / iterations);
+  }
+  return median(samples);
+}
+
+async function timeAsync(options: Options, iterations: number, body: (n: number) => Promise<void>): Promise<number> {
+  await body(Math.min(iterations, 5_000));
+  const samples: number[] = [];
+  for (let r = 0; r < options.repeat; r++) {
+    collect();
+    const start = process.hrtime.bigint();
+    await body(iterations);
+    samples.push(Number(process.hrtime.bigint() - start) / iterations);
+  }
+  return median(samples);
+}
+
+/** What the worker does per Execute. */
+function spanworkTask(i: number): void {
+  const root = new Span(["execute", PREFIXES[i & 3]!], { attributes: { key: "k" } }).start();
+  for (const name of CHILDREN) {
+    const child = root.child(name);
+    if (name === "memory-read") child.setAttribute("aggregate", true).addMetric("bytes", 1000).addMetric("count", 1);
+    child.end();
+  }
+  root.setAttribute("outcome", "ok");
+  root.end();
+  sink += toDigestMetrics(root.toRecord(), { stimulusId: "s" }).length;
+}
+
+function otelTask(tracer: Tracer, i: number): void {
+  const root = tracer.startSpan(`execute/${PREFIXES[i & 3]!}`, { attributes: { key: "k" } }, ROOT_CONTEXT);
+  const parent = trace.setSpan(ROOT_CONTEXT, root);
+  for (const name of CHILDREN) {
+    const child = tracer.startSpan(name, undefined, parent);
+    if (name === "memory-read") child.setAttributes({ aggregate: true, bytes: 1000, count: 1 });
+    child.end();
+  }
+  root.setAttribute("outcome", "ok");
+  root.end();
+}
+
+async function perTask(options: Options): Promise<void> {
+  const spansPerTask = 1 + CHILDREN.length;
+  const ours = timeSync(options, options.tasks, spanworkTask);
+
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const tracer = provider.getTracer("bench");
+  // SimpleSpanProcessor exports through promises: drain them (and the exporter) between
+  // batches so memory stays flat; the draining is part of the SDK's cost.
+  const otelBatch = async (n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) {
+      otelTask(tracer, i);
+      if ((i & 1023) === 1023) {
+        exporter.reset();
+        await Promise.resolve();
+      }
+    }
+    exporter.reset();
+  };
+  const otel = await timeAsync(options, options.tasks, otelBatch);
+  await provider.shutdown();
+
+  // Components of our per-task cost.
+  const build = timeSync(options, options.tasks, (i) => {
+    const root = new Span(["execute", PREFIXES[i & 3]!]).start();
+    for (const name of CHILDREN) root.child(name).end();
+    root.end();
+    sink += root.children.length;
+  });
+  const built = new Span(["execute", "inc"]).start();
+  for (const name of CHILDREN) built.child(name, name === "memory-read" ? { attributes: { aggregate: true } } : {}).end();
+  built.end();
+  const toRecordNs = timeSync(options, options.tasks, () => {
+    sink += built.toRecord().children.length;
+  });
+  const record = built.toRecord();
+  const digestNs = timeSync(options, options.tasks, () => {
+    sink += toDigestMetrics(record, { stimulusId: "s" }).length;
+  });
+
+  emit({ name: "task", impl: "spanwork", spansPerTask, nsPerTask: round(ours), nsPerSpan: round(ours / spansPerTask), tasks: options.tasks, repeat: options.repeat });
+  emit({ name: "task", impl: "opentelemetry-sdk", spansPerTask, nsPerTask: round(otel), nsPerSpan: round(otel / spansPerTask), tasks: options.tasks, repeat: options.repeat });
+  emit({ name: "task-ratio", otelOverSpanwork: round(otel / ours, 2), goal: 10, met: otel / ours >= 10 });
+  emit({ name: "task-parts", impl: "spanwork", buildNs: round(build), toRecordNs: round(toRecordNs), toDigestMetricsNs: round(digestNs) });
+}
+
+async function awaitLoop(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await undefined;
+}
+
+async function contextCosts(options: Options): Promise<void> {
+  // Measured first, before anything in this process binds a span.
+  const plainAwait = await timeAsync(options, options.awaits, awaitLoop);
+
+  const root = new Span(["execute", "bench"]).start();
+  const asCurrent = timeSync(options, options.tasks, () => {
+    root.asCurrent(() => {
+      sink += 1;
+    });
+  });
+  const withSpanNs = timeSync(options, options.tasks, () => {
+    root.asCurrent(() =>
+      withSpan("executor", () => {
+        sink += 1;
+      }),
+    );
+  });
+  const meterNs = timeSync(options, options.tasks, () => {
+    root.asCurrent(() =>
+      meter("executor", () => {
+        sink += 1;
+      }),
+    );
+  });
+  // Plain awaits again, now that AsyncLocalStorage is enabled, inside and outside a binding.
+  const boundAwait = await timeAsync(options, options.awaits, (n) => root.asCurrent(() => awaitLoop(n)));
+  const unboundAwait = await timeAsync(options, options.awaits, awaitLoop);
+  root.end();
+
+  emit({ name: "context-bind", asCurrentNsPerTask: round(asCurrent), withSpanNsPerTask: round(withSpanNs), meterNsPerTask: round(meterNs), tasks: options.tasks });
+  emit({
+    name: "await-overhead",
+    plainAwaitNs: round(plainAwait),
+    boundAwaitNs: round(boundAwait),
+    awaitAfterBindingNs: round(unboundAwait),
+    extraNsPerAwait: round(boundAwait - plainAwait),
+    awaits: options.awaits,
+  });
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const options = parse(argv);
+  await contextCosts(options);
+  await perTask(options);
+  if (sink === -1) console.error("unreachable");
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run(process.argv.slice(2));
+}

@@ -1,0 +1,196 @@
+// Worker benchmarks (`npm run bench -- worker` once registered, or alone:
+// `node --import tsx --expose-gc bench/worker.ts`).
+// - prometheus: one scrape's text exposition of S fine-metric series, spanwork's own writer
+//   versus prom-client (a Registry with Counters set from the same totals), same run.
+// - virtual-clock: cost per step of VirtualClock (independent timers; a chain of sleeps).
+// - worker-chain: end-to-end cost per task of a simulated Worker running a chain of tasks
+//   (ComputeTaskEvent → Execute → SimulatedExecutor → ExecuteSuccessEvent → metrics).
+// Options: --series N (default 2,000), --steps N (default 100,000), --tasks N (default 5,000), --repeat R (default 5).
+import { pathToFileURL } from "node:url";
+import { Counter, Registry } from "prom-client";
+import { ComputeTaskEvent } from "../src/state/index.js";
+import {
+  MetricsStore,
+  SimulatedExecutor,
+  VirtualClock,
+  Worker,
+  fineMetricFamilies,
+  formatFamilies,
+  type MetricEntry,
+} from "../src/worker/index.js";
+
+interface Options {
+  series: number;
+  steps: number;
+  tasks: number;
+  repeat: number;
+}
+
+function parse(argv: readonly string[]): Options {
+  const options: Options = { series: 2_000, steps: 100_000, tasks: 5_000, repeat: 5 };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
+    if (!["--series", "--steps", "--tasks", "--repeat"].includes(flag)) continue; // other suites' options
+    const raw = inline ?? argv[++i];
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`bench worker: ${flag} needs a positive integer, got ${String(raw)}`);
+    if (flag === "--series") options.series = value;
+    else if (flag === "--steps") options.steps = value;
+    else if (flag === "--tasks") options.tasks = value;
+    else options.repeat = value;
+  }
+  return options;
+}
+
+function emit(record: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ suite: "worker", ...record })}\n`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+const ACTIVITIES = ["thread-cpu", "thread-noncpu", "other", "disk-read", "disk-write", "serialize", "deserialize", "memory-read"];
+const OUTCOMES = ["ok", "failed", "cancelled", "running"];
+const UNITS = ["seconds", "bytes", "count"];
+
+function sampleEntries(series: number): MetricEntry[] {
+  const store = new MetricsStore();
+  for (let i = 0; store.size < series; i++) {
+    const prefix = `prefix${Math.floor(i / (ACTIVITIES.length * OUTCOMES.length * UNITS.length))}`;
+    const activity = ACTIVITIES[i % ACTIVITIES.length]!;
+    const outcome = OUTCOMES[Math.floor(i / ACTIVITIES.length) % OUTCOMES.length]!;
+    const unit = UNITS[Math.floor(i / (ACTIVITIES.length * OUTCOMES.length)) % UNITS.length]!;
+    store.digest(["execute", prefix, activity, unit], unit === "seconds" ? i * 0.001 : i, outcome);
+  }
+  return store.totals();
+}
+
+async function benchPrometheus(options: Options): Promise<void> {
+  const entries = sampleEntries(options.series);
+  const ownSamples: number[] = [];
+  const promSamples: number[] = [];
+  let ownBytes = 0;
+  let promBytes = 0;
+  for (let r = 0; r < options.repeat + 1; r++) {
+    gc();
+    let t0 = performance.now();
+    const text = formatFamilies(fineMetricFamilies(entries));
+    let t1 = performance.now();
+    if (r > 0) ownSamples.push(t1 - t0);
+    ownBytes = text.length;
+
+    gc();
+    t0 = performance.now();
+    // What a prom-client exporter does per scrape: set each counter from the cumulative
+    // totals, then render the registry.
+    const registry = new Registry();
+    const counters = new Map<string, Counter<string>>();
+    for (const entry of entries) {
+      const unit = entry.name[entry.name.length - 1]!;
+      const name = `spanwork_fine_${unit}_total`;
+      let counter = counters.get(name);
+      if (counter === undefined) {
+        counter = new Counter({ name, help: `fine metrics in ${unit}`, labelNames: ["context", "prefix", "activity", "outcome"], registers: [registry] });
+        counters.set(name, counter);
+      }
+      counter.inc(
+        { context: entry.name[0]!, prefix: entry.name.slice(1, -2).join("/"), activity: entry.name[entry.name.length - 2]!, outcome: entry.outcome },
+        entry.value,
+      );
+    }
+    const promText = await registry.metrics();
+    t1 = performance.now();
+    if (r > 0) promSamples.push(t1 - t0);
+    promBytes = promText.length;
+  }
+  const own = median(ownSamples);
+  const prom = median(promSamples);
+  emit({ name: "prometheus-own", series: entries.length, ms: round(own, 3), usPerSeries: round((own * 1000) / entries.length, 3), bytes: ownBytes });
+  emit({ name: "prometheus-prom-client", series: entries.length, ms: round(prom, 3), usPerSeries: round((prom * 1000) / entries.length, 3), bytes: promBytes });
+  emit({ name: "prometheus-ratio", promClientOverOwn: round(prom / own, 2) });
+}
+
+async function benchClock(options: Options): Promise<void> {
+  const independent: number[] = [];
+  const chained: number[] = [];
+  for (let r = 0; r < options.repeat; r++) {
+    gc();
+    const clock = new VirtualClock();
+    for (let i = 0; i < options.steps; i++) clock.setTimer((i * 7919) % options.steps, () => undefined);
+    let t0 = performance.now();
+    await clock.runUntilIdle();
+    independent.push(((performance.now() - t0) * 1e6) / options.steps);
+
+    gc();
+    const chain = new VirtualClock();
+    t0 = performance.now();
+    const sleeper = (async () => {
+      for (let i = 0; i < options.steps; i++) await chain.sleep(0.001);
+    })();
+    await chain.runUntilIdle();
+    await sleeper;
+    chained.push(((performance.now() - t0) * 1e6) / options.steps);
+  }
+  emit({ name: "virtual-clock-independent-timers", steps: options.steps, nsPerStep: round(median(independent)) });
+  emit({ name: "virtual-clock-chained-sleeps", steps: options.steps, nsPerStep: round(median(chained)) });
+}
+
+async function chainOnce(tasks: number): Promise<number> {
+  const clock = new VirtualClock();
+  const address = "127.0.0.1:1";
+  let next = 1;
+  const model = { durations: { "thread-cpu": 0.001 }, outputBytes: 8 };
+  const worker: Worker = new Worker({
+    address,
+    clock,
+    executor: new SimulatedExecutor(),
+    validate: false,
+    send: (message) => {
+      if (message.kind !== "TaskFinishedMsg" || next >= tasks) return;
+      const i = next++;
+      queueMicrotask(() =>
+        worker.handleStimulus(
+          ComputeTaskEvent({ key: `t-${i}`, stimulusId: `c-${i}`, whoHas: { [`t-${i - 1}`]: [address] }, nbytes: { [`t-${i - 1}`]: 8 }, runSpec: model }),
+        ),
+      );
+    },
+  });
+  const t0 = performance.now();
+  worker.handleStimulus(ComputeTaskEvent({ key: "t-0", stimulusId: "c-0", runSpec: model }));
+  await clock.runUntilIdle();
+  const elapsed = performance.now() - t0;
+  if (worker.state.tasks.get(`t-${tasks - 1}`)?.state !== "memory") throw new Error("bench worker: the chain did not finish");
+  return (elapsed * 1000) / tasks;
+}
+
+async function benchWorkerChain(options: Options): Promise<void> {
+  const samples: number[] = [];
+  await chainOnce(Math.min(options.tasks, 500));
+  for (let r = 0; r < options.repeat; r++) {
+    gc();
+    samples.push(await chainOnce(options.tasks));
+  }
+  emit({ name: "worker-chain", tasks: options.tasks, usPerTask: round(median(samples)) });
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const options = parse(argv);
+  await benchPrometheus(options);
+  await benchClock(options);
+  await benchWorkerChain(options);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  await run(process.argv.slice(2));
+}

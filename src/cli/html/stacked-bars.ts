@@ -1,0 +1,95 @@
+import { activityColour, compareActivities } from "../activities.js";
+import type { ActivityStack } from "../fine-metrics.js";
+import { escapeHtml, truncate } from "./escape.js";
+import { CHART_WIDTH, type Chart, type LegendEntry } from "./chart.js";
+import { element, linearScale, text, xAxis } from "./svg.js";
+
+export interface StackedBarsOptions {
+  id: string;
+  title: string;
+  description: string;
+  stacks: readonly ActivityStack[];
+  /** Tick values from 0 to at least the largest total. */
+  ticks: (max: number) => number[];
+  format: (value: number) => string;
+  /** Bars drawn before the smallest are summarised in the note. */
+  maxBars?: number;
+  /** Optional extra tooltip line for a segment (e.g. the count behind some bytes). */
+  detail?: (stack: ActivityStack, activity: string) => string | undefined;
+}
+
+const BAR_HEIGHT = 18;
+const BAR_GAP = 7;
+const TOP = 8;
+const AXIS_HEIGHT = 26;
+const LABEL_CHARS = 34;
+
+/** Horizontal bars, one per context and prefix, stacked by activity in the canonical order. */
+export function stackedBarsChart(options: StackedBarsOptions): Chart {
+  const maxBars = options.maxBars ?? 30;
+  const shown = options.stacks.slice(0, maxBars);
+  const hidden = options.stacks.slice(shown.length);
+  const legend = legendFor(shown);
+  if (shown.length === 0) {
+    return { id: options.id, title: options.title, description: options.description, legend, body: emptyChart("nothing recorded in this run"), note: "" };
+  }
+  const longestLabel = Math.max(...shown.map((stack) => Math.min(LABEL_CHARS, Array.from(stack.label).length)));
+  const labelWidth = Math.min(260, 16 + longestLabel * 6.6);
+  const totalLabelWidth = 70;
+  const plotLeft = labelWidth;
+  const plotWidth = CHART_WIDTH - plotLeft - totalLabelWidth;
+  const maxTotal = Math.max(...shown.map((stack) => stack.total));
+  const ticks = options.ticks(maxTotal);
+  const scale = linearScale(ticks[ticks.length - 1]!, plotLeft, plotWidth);
+  const plotBottom = TOP + shown.length * (BAR_HEIGHT + BAR_GAP);
+  const height = plotBottom + AXIS_HEIGHT;
+
+  const bars = shown.map((stack, index) => {
+    const y = TOP + index * (BAR_HEIGHT + BAR_GAP);
+    let offset = 0;
+    const segments = stack.segments.map((segment) => {
+      const x = scale(offset);
+      offset += segment.value;
+      const width = Math.max(0.5, scale(offset) - x);
+      const share = stack.total > 0 ? segment.value / stack.total : 0;
+      const detail = options.detail?.(stack, segment.activity);
+      const tip = `${stack.label}\n${segment.activity}: ${options.format(segment.value)} (${(share * 100).toFixed(1)}% of this bar)${detail ? `\n${detail}` : ""}`;
+      return element("rect", {
+        class: "mark",
+        "data-series": segment.activity,
+        "data-tip": tip,
+        x,
+        y,
+        width,
+        height: BAR_HEIGHT,
+        fill: activityColour(segment.activity),
+      });
+    });
+    return (
+      element("g", { class: "bar" }, [
+        element("text", { x: plotLeft - 8, y: y + BAR_HEIGHT / 2 + 4, class: "label", "text-anchor": "end", "data-tip": stack.label }, escapeHtml(truncate(stack.label, LABEL_CHARS))),
+        ...segments,
+        text(scale(stack.total) + 6, y + BAR_HEIGHT / 2 + 4, options.format(stack.total), { class: "total" }),
+      ].join(""))
+    );
+  });
+
+  const svg = element(
+    "svg",
+    { viewBox: `0 0 ${CHART_WIDTH} ${Math.ceil(height)}`, width: CHART_WIDTH, height: Math.ceil(height), role: "img", "aria-label": options.title },
+    xAxis(ticks, scale, plotBottom, TOP - 4, options.format) + bars.join(""),
+  );
+  const hiddenTotal = hidden.reduce((sum, stack) => sum + stack.total, 0);
+  const note = hidden.length === 0 ? "" : `${hidden.length} smaller ${hidden.length === 1 ? "bar" : "bars"} (${options.format(hiddenTotal)} in total) not drawn; every value is in the tables and in --json.`;
+  return { id: options.id, title: options.title, description: options.description, legend, body: svg, note };
+}
+
+function legendFor(stacks: readonly ActivityStack[]): LegendEntry[] {
+  const activities = new Set<string>();
+  for (const stack of stacks) for (const segment of stack.segments) activities.add(segment.activity);
+  return [...activities].sort(compareActivities).map((activity) => ({ series: activity, label: activity, colour: activityColour(activity) }));
+}
+
+export function emptyChart(message: string): string {
+  return element("svg", { viewBox: `0 0 ${CHART_WIDTH} 40`, width: CHART_WIDTH, height: 40, role: "img", "aria-label": message }, text(CHART_WIDTH / 2, 24, message, { class: "empty", "text-anchor": "middle" }));
+}

@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { REPORT_SCHEMA_VERSION } from "../sim/report.js";
+
+// The shape of the `--json` file, as a zod schema: tests validate real output against it and
+// docs/report-schema.json is generated from it (`z.toJSONSchema`), so the three never drift.
+// docs/report-schema.md explains every field.
+
+const nonNegative = z.number().nonnegative();
+const count = z.number().int().nonnegative();
+
+const taskRecord = z.object({
+  key: z.string(),
+  prefix: z.string(),
+  worker: z.string(),
+  thread: count,
+  start: nonNegative,
+  end: nonNegative,
+  outcome: z.enum(["ok", "failed", "cancelled", "rescheduled"]),
+});
+
+const transferRecord = z.object({
+  from: z.string(),
+  to: z.string(),
+  keys: count,
+  bytes: nonNegative,
+  start: nonNegative,
+  end: nonNegative,
+  outcome: z.enum(["ok", "busy", "missing", "failed", "cancelled"]),
+});
+
+const workerSummary = z.object({
+  address: z.string(),
+  nthreads: z.number().int().positive(),
+  utilisation: z.number().min(0).max(1),
+  tasksExecuted: count,
+  bytesSent: nonNegative,
+  bytesReceived: nonNegative,
+  spilledBytes: nonNegative,
+  unspilledBytes: nonNegative,
+  peakMemoryBytes: nonNegative,
+  died: z.boolean(),
+});
+
+const memorySample = z.object({
+  time: nonNegative,
+  worker: z.string(),
+  memoryBytes: nonNegative,
+  spilledBytes: nonNegative,
+});
+
+const metricTotal = z.object({
+  name: z.array(z.string()).min(2),
+  value: z.number(),
+  outcome: z.string().optional(),
+});
+
+export const reportSchema = z.object({
+  schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
+  workload: z.string(),
+  seed: z.number().int(),
+  workers: z.number().int().positive(),
+  threadsPerWorker: z.number().int().positive(),
+  memoryLimit: z.number().positive().nullable(),
+  network: z.string(),
+  tasks: z.object({ total: count, completed: count, erred: count, lost: count }),
+  makespan: nonNegative,
+  tasksPerSecond: nonNegative,
+  transfer: z.object({ count, bytes: nonNegative }),
+  spill: z.object({ bytesWritten: nonNegative, bytesRead: nonNegative, countWritten: count, countRead: count }),
+  complete: z.boolean(),
+  completion: z.string(),
+  faults: z.array(z.object({ time: nonNegative, kind: z.string(), detail: z.string() })),
+  perWorker: z.array(workerSummary),
+  metrics: z.array(metricTotal),
+  taskRecords: z.array(taskRecord),
+  transfers: z.array(transferRecord),
+  memory: z.array(memorySample),
+  stuck: z
+    .array(z.object({ key: z.string(), state: z.string(), worker: z.string().optional(), workerState: z.string().optional() }))
+    .optional(),
+  taskRecordsDropped: count.optional(),
+  transfersDropped: count.optional(),
+});
+
+export type ReportJson = z.infer<typeof reportSchema>;
+
+/** The JSON Schema (draft 2020-12) of the `--json` file. */
+export function reportJsonSchema(): Record<string, unknown> {
+  return {
+    title: `spanwork run report, schema version ${REPORT_SCHEMA_VERSION}`,
+    ...z.toJSONSchema(reportSchema),
+  };
+}

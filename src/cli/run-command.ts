@@ -1,0 +1,90 @@
+import type { SimOptions } from "../sim/report.js";
+import type { CliIo } from "./cli-io.js";
+import { IncompleteRunError } from "./errors.js";
+import { createStyle, shouldUseColor } from "./format/color.js";
+import { formatBytes } from "./format/units.js";
+import { renderHtmlReport } from "./html/report-page.js";
+import { checkOutputPath, writeOutputFile } from "./output-files.js";
+import { parseNetworkModel, parseWholeNumber } from "./parse-options.js";
+import { parseMemoryLimit } from "./parse-size.js";
+import { createProgressReporter } from "./progress.js";
+import { reportToJson } from "./report-json.js";
+import type { SimulatorApi } from "./simulator-api.js";
+import { formatSummary } from "./summary.js";
+import { packageVersion } from "./version.js";
+import { DEFAULT_WORKLOAD, resolveWorkload } from "./workload-source.js";
+
+/** `spanwork run` options as commander hands them over: raw strings, parsed strictly here. */
+export interface RunFlags {
+  workers?: string;
+  threads?: string;
+  memoryLimit?: string;
+  seed?: string;
+  size?: string;
+  network?: string;
+  json?: string;
+  html?: string;
+  trace?: string;
+  quiet?: boolean;
+}
+
+const MAX_WORKERS = 10_000;
+const MAX_THREADS = 1_024;
+const MAX_SIZE = 100_000_000;
+
+/** Where `--json -` sends the report: stdout, instead of the summary. */
+const STDOUT_PATH = "-";
+
+export async function runCommand(workloadArgument: string | undefined, flags: RunFlags, io: CliIo, simulator: SimulatorApi): Promise<number> {
+  // Everything the user typed is checked before the run, so a typo never costs a long simulation.
+  const options: SimOptions = {};
+  if (flags.workers !== undefined) options.workers = parseWholeNumber(flags.workers, "--workers", 1, MAX_WORKERS);
+  if (flags.threads !== undefined) options.threads = parseWholeNumber(flags.threads, "--threads", 1, MAX_THREADS);
+  if (flags.memoryLimit !== undefined) options.memoryLimit = parseMemoryLimit(flags.memoryLimit);
+  if (flags.seed !== undefined) options.seed = parseWholeNumber(flags.seed, "--seed", 0, Number.MAX_SAFE_INTEGER);
+  if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, MAX_SIZE);
+  if (flags.network !== undefined) options.network = parseNetworkModel(flags.network);
+  const jsonToStdout = flags.json === STDOUT_PATH;
+  const jsonPath = flags.json !== undefined && !jsonToStdout ? checkOutputPath(flags.json, "--json", io.cwd) : undefined;
+  const htmlPath = flags.html !== undefined ? checkOutputPath(flags.html, "--html", io.cwd) : undefined;
+  const tracePath = flags.trace !== undefined ? checkOutputPath(flags.trace, "--trace", io.cwd) : undefined;
+  const workload = resolveWorkload(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd);
+
+  const progress = createProgressReporter(io.stderr, { enabled: flags.quiet !== true, now: io.now });
+  options.collectSpans = tracePath !== undefined;
+  options.onProgress = (update) => progress.update(update);
+  let result;
+  try {
+    result = await simulator.simulate(workload, options);
+  } finally {
+    progress.stop();
+  }
+  const { report } = result;
+
+  const written: string[] = [];
+  if (jsonPath !== undefined) {
+    const json = reportToJson(report);
+    writeOutputFile(jsonPath, json, "--json");
+    written.push(`wrote ${flags.json} (report JSON, ${formatBytes(Buffer.byteLength(json))})`);
+  }
+  if (htmlPath !== undefined) {
+    const html = renderHtmlReport(report, { generator: `spanwork ${packageVersion()}` });
+    writeOutputFile(htmlPath, html, "--html");
+    written.push(`wrote ${flags.html} (HTML report, ${formatBytes(Buffer.byteLength(html))})`);
+  }
+  if (tracePath !== undefined) {
+    const trace = `${JSON.stringify(simulator.chromeTrace(result))}\n`;
+    writeOutputFile(tracePath, trace, "--trace");
+    written.push(`wrote ${flags.trace} (Chrome trace, ${formatBytes(Buffer.byteLength(trace))}; open it in https://ui.perfetto.dev)`);
+  }
+
+  if (jsonToStdout) {
+    io.stdout.write(reportToJson(report));
+  } else if (flags.quiet !== true) {
+    const style = createStyle(shouldUseColor(io.stdout, io.env));
+    io.stdout.write(formatSummary(report, { style }));
+    if (written.length > 0) io.stdout.write(`\n${written.join("\n")}\n`);
+  }
+  if (!report.complete) throw new IncompleteRunError(`run incomplete: ${report.completion}`);
+  return 0;
+}

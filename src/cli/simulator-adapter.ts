@@ -1,0 +1,68 @@
+// The real SimulatorApi: src/sim's simulate, built-in workloads and spec loading, and
+// src/spans' Chrome trace export, with their errors turned into the command's error kinds.
+import {
+  builtInWorkloads,
+  compileSpec,
+  DEFAULT_SEED,
+  GraphError,
+  loadWorkloadFile,
+  simulate,
+  SimulationError,
+  SpecError,
+  type SimInput,
+  type WorkloadSpec,
+} from "../sim/index.js";
+import { toChromeTrace } from "../spans/index.js";
+import { CliUsageError, SpecProblemsError } from "./errors.js";
+import { formatCount } from "./format/units.js";
+import type { SimulatorApi, Workload } from "./simulator-api.js";
+
+export function realSimulator(): SimulatorApi {
+  return {
+    listWorkloads: () => Object.entries(builtInWorkloads).map(([name, workload]) => ({ name, description: workload.description })),
+
+    builtInWorkload(name) {
+      const builtIn = Object.hasOwn(builtInWorkloads, name) ? builtInWorkloads[name] : undefined;
+      return builtIn === undefined ? undefined : { name, outline: builtIn.description, spec: name };
+    },
+
+    loadWorkloadFile(path, displayPath) {
+      const shown = (issue: string): string => (issue.startsWith(`${path}: `) ? `${displayPath}: ${issue.slice(path.length + 2)}` : issue);
+      let spec: WorkloadSpec;
+      try {
+        spec = loadWorkloadFile(path);
+      } catch (error) {
+        if (error instanceof SpecError) throw new SpecProblemsError(error.issues.map(shown));
+        throw error;
+      }
+      // Key-level problems (unknown keys, cycles in explicit dependencies) only show when the
+      // graph is built: build it once here so `validate` and `run` report them as bad input.
+      try {
+        compileSpec(spec, DEFAULT_SEED);
+      } catch (error) {
+        if (error instanceof GraphError || error instanceof SpecError) throw new SpecProblemsError([`${displayPath}: ${error.message}`]);
+        throw error;
+      }
+      return { name: spec.name ?? displayPath, outline: outline(spec), spec } satisfies Workload;
+    },
+
+    async simulate(workload, options) {
+      try {
+        return await simulate(workload.spec as SimInput, options);
+      } catch (error) {
+        if (error instanceof SpecError) throw new SpecProblemsError(error.issues);
+        if (error instanceof SimulationError || error instanceof GraphError) throw new CliUsageError(error.message);
+        throw error;
+      }
+    },
+
+    chromeTrace: (result) => toChromeTrace(result.spanRecords.map((entry) => entry.record)),
+  };
+}
+
+function outline(spec: WorkloadSpec): string {
+  const tasks = spec.tasks.reduce((sum, group) => sum + group.count, 0);
+  const groups = spec.tasks.length;
+  const faults = spec.faults.length;
+  return `${groups} task ${groups === 1 ? "group" : "groups"}, ${formatCount(tasks)} ${tasks === 1 ? "task" : "tasks"}${faults > 0 ? `, ${faults} ${faults === 1 ? "fault" : "faults"}` : ""}`;
+}

@@ -1,0 +1,177 @@
+import type { SimReport, WorkerSummary } from "../sim/report.js";
+import { createStyle, type Style } from "./format/color.js";
+import { bar, renderTable, type Column } from "./format/table.js";
+import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "./format/units.js";
+import { fineMetricBreakdown, type FineMetricRow } from "./fine-metrics.js";
+
+export interface SummaryOptions {
+  style?: Style;
+  /** Rows of the fine-metrics table before the rest is folded into one line (all rows are in --json). */
+  maxMetricRows?: number;
+  /** Workers listed one per line before the rest is folded into one line. */
+  maxWorkerRows?: number;
+}
+
+const BAR_WIDTH = 12;
+
+/** The text summary `spanwork run` prints on stdout. Ends with a newline. */
+export function formatSummary(report: SimReport, options: SummaryOptions = {}): string {
+  const style = options.style ?? createStyle(false);
+  const lines: string[] = [];
+  lines.push(style.bold(headline(report)), "");
+  lines.push(...keyFigures(report, style), "");
+  lines.push(report.complete ? style.green(`✔ ${report.completion}`) : style.red(`✘ ${report.completion}`));
+  lines.push(...stuckTasks(report, style), "");
+  lines.push(style.bold("Workers"), ...workerTable(report, style, options.maxWorkerRows ?? 16), "");
+  lines.push(...metricsSection(report, style, options.maxMetricRows ?? 30));
+  return `${lines.join("\n")}\n`;
+}
+
+function headline(report: SimReport): string {
+  const memory = report.memoryLimit === null ? "no memory limit" : `memory limit ${formatBytes(report.memoryLimit)}`;
+  const workers = `${report.workers} ${report.workers === 1 ? "worker" : "workers"} × ${report.threadsPerWorker} ${report.threadsPerWorker === 1 ? "thread" : "threads"}`;
+  return `spanwork run · ${report.workload} · ${workers} · ${memory} · network ${report.network} · seed ${report.seed}`;
+}
+
+function keyFigures(report: SimReport, style: Style): string[] {
+  const { tasks, transfer, spill } = report;
+  const figures: Array<[string, string]> = [
+    ["makespan", `${formatSeconds(report.makespan)} (simulated)`],
+    ["throughput", `${formatRate(report.tasksPerSecond)} tasks/s over ${formatCount(tasks.total)} tasks`],
+    [
+      "transfers",
+      transfer.count === 0 ? "none" : `${formatBytes(transfer.bytes)} in ${formatCount(transfer.count)} ${plural(transfer.count, "transfer")}`,
+    ],
+    [
+      "spill",
+      spill.countWritten === 0 && spill.countRead === 0
+        ? "none"
+        : `${formatBytes(spill.bytesWritten)} written (${formatCount(spill.countWritten)} ${plural(spill.countWritten, "write")}), ` +
+          `${formatBytes(spill.bytesRead)} read back (${formatCount(spill.countRead)} ${plural(spill.countRead, "read")})`,
+    ],
+    ["faults", report.faults.length === 0 ? "none" : `${report.faults.length} injected`],
+  ];
+  const labelWidth = Math.max(...figures.map(([label]) => label.length));
+  const lines = figures.map(([label, value]) => `  ${style.dim(label.padEnd(labelWidth))}  ${value}`);
+  const shownFaults = report.faults.slice(0, 5);
+  for (const fault of shownFaults) {
+    lines.push(`  ${" ".repeat(labelWidth)}  · ${formatSeconds(fault.time)}: ${fault.kind}${fault.detail ? ` (${fault.detail})` : ""}`);
+  }
+  if (report.faults.length > shownFaults.length) {
+    lines.push(`  ${" ".repeat(labelWidth)}  · … ${report.faults.length - shownFaults.length} more in --json`);
+  }
+  return lines;
+}
+
+const MAX_STUCK_LINES = 5;
+
+function stuckTasks(report: SimReport, style: Style): string[] {
+  const stuck = report.stuck ?? [];
+  const lines = stuck.slice(0, MAX_STUCK_LINES).map((task) => {
+    const where = task.worker === undefined ? "" : ` on ${task.worker}${task.workerState === undefined ? "" : ` (${task.workerState} there)`}`;
+    return style.red(`  · ${task.key}: ${task.state}${where}`);
+  });
+  if (stuck.length > MAX_STUCK_LINES) lines.push(style.red(`  · … ${stuck.length - MAX_STUCK_LINES} more in --json`));
+  return lines;
+}
+
+function workerTable(report: SimReport, style: Style, maxRows: number): string[] {
+  const columns: Column[] = [
+    { header: "worker" },
+    { header: "threads", align: "right" },
+    { header: "utilisation", align: "right" },
+    { header: "" },
+    { header: "tasks", align: "right" },
+    { header: "sent", align: "right" },
+    { header: "received", align: "right" },
+    { header: "spilled", align: "right" },
+    { header: "peak memory", align: "right" },
+  ];
+  const shown = report.perWorker.slice(0, maxRows);
+  const rows = shown.map((worker) => workerRow(worker, style));
+  const lines = renderTable(columns, rows, { indent: "  " });
+  const hidden = report.perWorker.slice(shown.length);
+  if (hidden.length > 0) {
+    const meanUtilisation = hidden.reduce((sum, worker) => sum + worker.utilisation, 0) / hidden.length;
+    lines.push(
+      style.dim(`  … ${hidden.length} more ${plural(hidden.length, "worker")}, mean utilisation ${formatPercent(meanUtilisation)} (all workers are in --json)`),
+    );
+  }
+  return lines;
+}
+
+function workerRow(worker: WorkerSummary, style: Style): string[] {
+  return [
+    worker.died ? `${worker.address} ${style.red("(died)")}` : worker.address,
+    String(worker.nthreads),
+    formatPercent(worker.utilisation),
+    style.cyan(bar(worker.utilisation, BAR_WIDTH)),
+    formatCount(worker.tasksExecuted),
+    formatBytes(worker.bytesSent),
+    formatBytes(worker.bytesReceived),
+    formatBytes(worker.spilledBytes),
+    formatBytes(worker.peakMemoryBytes),
+  ];
+}
+
+function metricsSection(report: SimReport, style: Style, maxRows: number): string[] {
+  const breakdown = fineMetricBreakdown(report.metrics);
+  const lines = [
+    style.bold("Fine performance metrics"),
+    style.dim("  execute by task prefix and activity (what dask's dashboard shows), plus gather-dep by prefix,"),
+    style.dim("  get-data and the outcome of failed or cancelled work (which it hides); share = of all seconds"),
+  ];
+  if (breakdown.rows.length === 0) {
+    return [...lines, "  (no metrics recorded)"];
+  }
+  const columns: Column[] = [
+    { header: "context" },
+    { header: "prefix" },
+    { header: "activity" },
+    { header: "outcome" },
+    { header: "seconds", align: "right" },
+    { header: "share", align: "right" },
+    { header: "" },
+    { header: "bytes", align: "right" },
+    { header: "count", align: "right" },
+  ];
+  // Series that exist with value 0 say "this happened and took no time"; worth keeping in the
+  // JSON, not worth a line here.
+  const nonZero = breakdown.rows.filter((row) => row.seconds !== 0 || row.bytes !== 0 || row.count !== 0);
+  const shown = nonZero.slice(0, maxRows);
+  const rows = shown.map((row) => metricRow(row, breakdown.totalSeconds, style));
+  lines.push(...renderTable(columns, rows, { indent: "  " }));
+  const hidden = nonZero.slice(shown.length);
+  const zeroRows = breakdown.rows.length - nonZero.length;
+  const folded: string[] = [];
+  if (hidden.length > 0) {
+    const hiddenSeconds = hidden.reduce((sum, row) => sum + row.seconds, 0);
+    folded.push(`${hidden.length} smaller ${plural(hidden.length, "row")} (${formatSeconds(hiddenSeconds)} in total)`);
+  }
+  if (zeroRows > 0) folded.push(`${zeroRows} ${plural(zeroRows, "row")} of zeros`);
+  if (folded.length > 0) lines.push(style.dim(`  … ${folded.join(" and ")} not shown; every row is in --json`));
+  const perContext = breakdown.secondsByContext.map(({ context, seconds }) => `${context} ${formatSeconds(seconds)}`).join(" · ");
+  lines.push(`  total ${formatSeconds(breakdown.totalSeconds)}: ${perContext}`);
+  return lines;
+}
+
+function metricRow(row: FineMetricRow, totalSeconds: number, style: Style): string[] {
+  const share = totalSeconds > 0 ? row.seconds / totalSeconds : 0;
+  const abnormal = row.outcome !== "" && row.outcome !== "ok";
+  const outcome = row.outcome === "" ? style.dim("–") : abnormal ? style.yellow(row.outcome) : row.outcome;
+  return [
+    row.context,
+    row.prefix === "" ? style.dim("–") : row.prefix,
+    row.activity,
+    outcome,
+    row.seconds === 0 ? style.dim("–") : formatSeconds(row.seconds),
+    row.seconds === 0 ? "" : formatPercent(share),
+    row.seconds === 0 ? "" : style.cyan(bar(share, BAR_WIDTH)),
+    row.bytes === 0 ? style.dim("–") : formatBytes(row.bytes),
+    row.count === 0 ? style.dim("–") : formatCount(row.count),
+  ];
+}
+
+function plural(count: number, noun: string): string {
+  return count === 1 ? noun : `${noun}s`;
+}

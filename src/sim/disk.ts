@@ -1,0 +1,95 @@
+// The slow tier of each simulated worker: a virtual disk that keeps spilled values in
+// memory and reports how long each read and write would have taken. One disk per worker,
+// serving one request at a time: a request issued while the disk is busy waits its turn,
+// and that wait is part of its modelled duration.
+import type { ModelledDuration, ModelledRead, SpillStore } from "../spill/store.js";
+import type { Serializer } from "../spill/serializer.js";
+import type { WorkerClock } from "../worker/clock.js";
+import { isSimulatedData, type SimulatedData } from "../worker/simulated-data.js";
+
+export interface DiskParameters {
+  /** Bytes per second, reads and writes alike (default 500 MB/s). */
+  bandwidth: number;
+  /** Seconds per operation (default 0.0001). */
+  latency: number;
+}
+
+export const DEFAULT_DISK: DiskParameters = { bandwidth: 500e6, latency: 0.0001 };
+
+/**
+ * The "serialized bytes" of a SimulatedData: an empty buffer whose byteLength reports the
+ * modelled size, so the SpillBuffer's disk accounting (bytes written, maxSpill) sees the
+ * size the value stands for without allocating it. Only the VirtualDisk ever holds one.
+ */
+export class ModelledBytes extends Uint8Array {
+  constructor(readonly value: SimulatedData) {
+    super(0);
+  }
+
+  override get byteLength(): number {
+    return this.value.nbytes;
+  }
+}
+
+/** Serializer of the simulator's task values for the virtual disk. */
+export const simulatedDataSerializer: Serializer = {
+  dump(value) {
+    if (!isSimulatedData(value)) throw new TypeError(`the simulator can only spill simulated task values, got ${typeof value}`);
+    return new ModelledBytes(value);
+  },
+  load(bytes) {
+    if (!(bytes instanceof ModelledBytes)) throw new TypeError("not the bytes of a simulated value");
+    return bytes.value;
+  },
+};
+
+export class VirtualDisk implements SpillStore {
+  private readonly files = new Map<string, Uint8Array>();
+  private busyUntil = 0;
+  /** Totals of what this disk did, modelled seconds included. */
+  readonly totals = { bytesWritten: 0, bytesRead: 0, writes: 0, reads: 0, busySeconds: 0 };
+
+  constructor(
+    private readonly clock: WorkerClock,
+    private readonly parameters: DiskParameters,
+  ) {}
+
+  /** Time at which the disk has finished every request issued so far. */
+  get idleAt(): number {
+    return Math.max(this.busyUntil, this.clock.now());
+  }
+
+  write(key: string, bytes: Uint8Array): ModelledDuration {
+    this.files.set(key, bytes);
+    this.totals.bytesWritten += bytes.byteLength;
+    this.totals.writes++;
+    return { seconds: this.occupy(bytes.byteLength) };
+  }
+
+  read(key: string): ModelledRead {
+    const bytes = this.files.get(key);
+    if (bytes === undefined) throw new Error(`virtual disk: no spilled data for key "${key}"`);
+    this.totals.bytesRead += bytes.byteLength;
+    this.totals.reads++;
+    return { bytes, seconds: this.occupy(bytes.byteLength) };
+  }
+
+  delete(key: string): void {
+    this.files.delete(key);
+  }
+
+  /** Everything on this disk is gone (its worker died). */
+  clear(): void {
+    this.files.clear();
+  }
+
+  /** Queues a request of `bytes`; returns its duration from now, waiting included. */
+  private occupy(bytes: number): number {
+    const now = this.clock.now();
+    const start = Math.max(now, this.busyUntil);
+    const service = this.parameters.latency + bytes / this.parameters.bandwidth;
+    this.busyUntil = start + service;
+    this.totals.busySeconds += service;
+    return this.busyUntil - now;
+  }
+}

@@ -1,0 +1,40 @@
+// The simulator (src/sim): whole task graphs on N simulated workers — each the real Worker
+// shell with the real WorkerState and SpillBuffer — on a virtual clock. See docs/sim.md.
+export { simulate, SimulationError, workerAddress, DEFAULT_SEED, DEFAULT_WORKERS, DEFAULT_THREADS, DEFAULT_NETWORK_KIND, type SimInput } from "./simulate.js";
+export * from "./report.js";
+export { builtInWorkloads, workloadFromSpec, shuffleShape, type BuiltInWorkload, type ClusterDefaults, type Workload, type WorkloadParameters } from "./workloads.js";
+export {
+  validateSpec,
+  loadWorkloadFile,
+  formatPath,
+  SpecError,
+  workloadSchema,
+  faultSchema,
+  type WorkloadSpec,
+  type WorkloadSpecInput,
+  type TaskGroupSpec,
+  type DependencyPattern,
+  type Distribution,
+  type FaultSpec,
+} from "./spec.js";
+export { compileSpec } from "./compile.js";
+export { GraphBuilder, GraphError, type TaskGraph, type TaskInit } from "./graph.js";
+export { Rng, hashString } from "./rng.js";
+export { sample, meanOf } from "./distributions.js";
+export { parseSize, formatBytes } from "./units.js";
+export { Scheduler, TaskStatus, TASK_STATUS_NAMES, type SchedulerHost, type SchedulerOptions } from "./scheduler.js";
+export {
+  createNetwork,
+  InstantNetwork,
+  LatencyBandwidthNetwork as SimLatencyBandwidthNetwork,
+  MaxMinNetwork,
+  maxMinFairRates,
+  DEFAULT_NETWORK,
+  type NetworkKind,
+  type NetworkParameters,
+  type SimNetwork,
+  type MaxMinParameters,
+} from "./network/index.js";
+export { VirtualDisk, ModelledBytes, simulatedDataSerializer, DEFAULT_DISK, type DiskParameters } from "./disk.js";
+export { MEMORY_FRACTIONS } from "./memory.js";
+export { resolveFaults, FaultDice, type FaultPlan } from "./faults.js";

@@ -1,0 +1,170 @@
+// Gathers what a run produces (finished span records, transfers, faults, worker totals)
+// and assembles the SimReport, with a stable order everywhere so equal runs give equal JSON.
+import type { SpanRecord } from "../spans/index.js";
+import type { Worker } from "../worker/worker.js";
+import type { VirtualDisk } from "./disk.js";
+import type { MemoryMonitor } from "./memory.js";
+import type { MetricTotal, SimReport, TaskRecord, TransferRecord, WorkerSummary } from "./report.js";
+
+export interface ReportInputs {
+  schemaVersion: number;
+  workload: string;
+  seed: number;
+  workers: number;
+  threadsPerWorker: number;
+  memoryLimit: number | null;
+  network: string;
+  tasks: SimReport["tasks"];
+  makespan: number;
+  complete: boolean;
+  completion: string;
+  stuck: SimReport["stuck"];
+  workers_: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
+  memory: MemoryMonitor;
+}
+
+const TASK_OUTCOMES = new Set<TaskRecord["outcome"]>(["ok", "failed", "cancelled", "rescheduled"]);
+
+export class ReportBuilder {
+  private readonly taskRecords: TaskRecord[] = [];
+  private taskRecordsDropped = 0;
+  private readonly transfers: TransferRecord[] = [];
+  private transfersDropped = 0;
+  private readonly faults: Array<{ time: number; kind: string; detail: string }> = [];
+  private readonly workerIndex = new Map<string, number>();
+  private readonly busySeconds: Float64Array;
+  private readonly executed: Int32Array;
+  private readonly bytesSent: Float64Array;
+  private readonly bytesReceived: Float64Array;
+  private transferCount = 0;
+  private transferBytes = 0;
+  private lastCompletion = 0;
+
+  constructor(
+    private readonly addresses: readonly string[],
+    private readonly nthreads: number,
+    private readonly maxRecords: number,
+  ) {
+    addresses.forEach((address, i) => this.workerIndex.set(address, i));
+    this.busySeconds = new Float64Array(addresses.length);
+    this.executed = new Int32Array(addresses.length);
+    this.bytesSent = new Float64Array(addresses.length);
+    this.bytesReceived = new Float64Array(addresses.length);
+  }
+
+  /** A finished root span of a worker: execute roots become task records. */
+  spanRecord(address: string, record: SpanRecord): void {
+    if (record.name[0] !== "execute") return;
+    const w = this.workerIndex.get(address)!;
+    const duration = record.endTime - record.startTime;
+    this.busySeconds[w]! += duration;
+    this.executed[w]!++;
+    const outcome = String(record.attributes.outcome ?? "ok") as TaskRecord["outcome"];
+    if (outcome === "ok" || outcome === "failed") this.lastCompletion = Math.max(this.lastCompletion, record.endTime);
+    if (this.taskRecords.length >= this.maxRecords) {
+      this.taskRecordsDropped++;
+      return;
+    }
+    const key = String(record.attributes.key ?? "");
+    this.taskRecords.push({
+      key,
+      prefix: record.name[1] ?? "",
+      worker: address,
+      thread: Number(record.attributes.thread ?? 0),
+      start: record.startTime,
+      end: record.endTime,
+      outcome: TASK_OUTCOMES.has(outcome) ? outcome : "cancelled",
+    });
+  }
+
+  record(transfer: TransferRecord): void {
+    if (transfer.outcome === "ok") {
+      this.transferCount++;
+      this.transferBytes += transfer.bytes;
+      const from = this.workerIndex.get(transfer.from);
+      const to = this.workerIndex.get(transfer.to);
+      if (from !== undefined) this.bytesSent[from]! += transfer.bytes;
+      if (to !== undefined) this.bytesReceived[to]! += transfer.bytes;
+    }
+    if (this.transfers.length >= this.maxRecords) {
+      this.transfersDropped++;
+      return;
+    }
+    this.transfers.push(transfer);
+  }
+
+  fault(time: number, kind: string, detail: string): void {
+    this.faults.push({ time, kind, detail });
+  }
+
+  /** End of the last task execution that produced a result or an error (0 when none did). */
+  makespan(): number {
+    return this.lastCompletion;
+  }
+
+  build(inputs: ReportInputs): SimReport {
+    const makespan = inputs.makespan;
+    let bytesWritten = 0;
+    let bytesRead = 0;
+    let countWritten = 0;
+    let countRead = 0;
+    const metrics = new Map<string, MetricTotal>();
+    const perWorker: WorkerSummary[] = inputs.workers_.map(({ worker, disk, died }, w) => {
+      bytesWritten += disk.totals.bytesWritten;
+      bytesRead += disk.totals.bytesRead;
+      countWritten += disk.totals.writes;
+      countRead += disk.totals.reads;
+      for (const entry of worker.metrics.totals()) {
+        const id = `${entry.name.join("\u0000")}\u0001${entry.outcome}`;
+        const total = metrics.get(id);
+        if (total === undefined) {
+          const metric: MetricTotal = { name: [...entry.name], value: entry.value };
+          if (entry.outcome !== "") metric.outcome = entry.outcome;
+          metrics.set(id, metric);
+        } else {
+          total.value += entry.value;
+        }
+      }
+      return {
+        address: this.addresses[w]!,
+        nthreads: this.nthreads,
+        utilisation: makespan > 0 ? Math.min(1, this.busySeconds[w]! / (this.nthreads * makespan)) : 0,
+        tasksExecuted: this.executed[w]!,
+        bytesSent: this.bytesSent[w]!,
+        bytesReceived: this.bytesReceived[w]!,
+        spilledBytes: disk.totals.bytesWritten,
+        unspilledBytes: disk.totals.bytesRead,
+        peakMemoryBytes: inputs.memory.peak[w]!,
+        died,
+      };
+    });
+    const sortedMetrics = [...metrics.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, metric]) => metric);
+    const completed = inputs.tasks.completed;
+    const report: SimReport = {
+      schemaVersion: inputs.schemaVersion,
+      workload: inputs.workload,
+      seed: inputs.seed,
+      workers: inputs.workers,
+      threadsPerWorker: inputs.threadsPerWorker,
+      memoryLimit: inputs.memoryLimit,
+      network: inputs.network,
+      tasks: inputs.tasks,
+      makespan,
+      tasksPerSecond: makespan > 0 ? completed / makespan : 0,
+      transfer: { count: this.transferCount, bytes: this.transferBytes },
+      spill: { bytesWritten, bytesRead, countWritten, countRead },
+      faults: this.faults,
+      complete: inputs.complete,
+      completion: inputs.completion,
+      perWorker,
+      metrics: sortedMetrics,
+      taskRecords: this.taskRecords,
+      transfers: this.transfers,
+      memory: inputs.memory.samples(this.addresses),
+    };
+    if (inputs.stuck !== undefined) report.stuck = inputs.stuck;
+    if (this.taskRecordsDropped > 0) report.taskRecordsDropped = this.taskRecordsDropped;
+    if (this.transfersDropped > 0) report.transfersDropped = this.transfersDropped;
+    return report;
+  }
+}

@@ -1,0 +1,387 @@
+// `simulate`: runs a whole task graph on N simulated workers — each the real Worker shell
+// with the real WorkerState and SpillBuffer — on one virtual clock, with the scheduler,
+// network, disk and faults of src/sim at the I/O boundary.
+import { PauseEvent, UnpauseEvent, FindMissingEvent, type SendMessageToScheduler } from "../state/index.js";
+import type { SpanRecord } from "../spans/index.js";
+import { VirtualClock, type TimerHandle } from "../worker/clock.js";
+import { InProcessTransport } from "../worker/in-process-transport.js";
+import { SimulatedExecutor, type TaskModel } from "../worker/simulated-executor.js";
+import { Worker } from "../worker/worker.js";
+import { DEFAULT_DISK, VirtualDisk, simulatedDataSerializer } from "./disk.js";
+import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
+import type { TaskGraph } from "./graph.js";
+import { MemoryMonitor } from "./memory.js";
+import { createNetwork, DEFAULT_NETWORK, type NetworkKind } from "./network/index.js";
+import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TaskRecord, type TransferRecord } from "./report.js";
+import { ReportBuilder } from "./report-builder.js";
+import { Scheduler, TaskStatus } from "./scheduler.js";
+import { SpecError, validateSpec, type WorkloadSpec } from "./spec.js";
+import { SimTransport } from "./transport.js";
+import { builtInWorkloads, workloadFromSpec, type Workload } from "./workloads.js";
+
+export const DEFAULT_SEED = 1;
+export const DEFAULT_WORKERS = 4;
+export const DEFAULT_THREADS = 2;
+export const DEFAULT_NETWORK_KIND: NetworkKind = "max-min";
+
+/** Raised for a simulation that cannot run as asked (unknown workload, bad option). */
+export class SimulationError extends Error {
+  override readonly name = "SimulationError";
+}
+
+/** What `simulate` accepts: a built-in workload name, a spec (validated here), or a ready Workload. */
+export type SimInput = string | WorkloadSpec | Workload;
+
+function isWorkload(input: SimInput): input is Workload {
+  return typeof input === "object" && input !== null && "graph" in input;
+}
+
+/** Turns the input into a Workload (throws SpecError / SimulationError naming the problem). */
+export function resolveWorkload(input: SimInput, options: SimOptions, seed: number, workers: number, threads: number): Workload {
+  if (typeof input === "string") {
+    const builtIn = builtInWorkloads[input];
+    if (builtIn === undefined) {
+      throw new SpecError([`unknown workload "${input}" (built-in: ${Object.keys(builtInWorkloads).join(", ")})`]);
+    }
+    return builtIn.generate({ ...(options.size === undefined ? {} : { size: options.size }), seed, workers, threads });
+  }
+  if (isWorkload(input)) return input;
+  return workloadFromSpec(validateSpec(input), seed);
+}
+
+function positiveOption(value: number | undefined, name: string, integer: boolean): void {
+  if (value === undefined) return;
+  if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    throw new SimulationError(`option ${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`);
+  }
+}
+
+/**
+ * Simulates `input` and resolves with its report (and span records when `collectSpans`).
+ * A run that cannot finish (all workers dead, a task stuck) still resolves: the report
+ * says `complete: false`, names the stuck keys and the seed that replays it.
+ */
+export async function simulate(input: SimInput, options: SimOptions = {}): Promise<SimResult> {
+  const seed = options.seed ?? DEFAULT_SEED;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new SimulationError(`option seed must be an integer ≥ 0, got ${seed}`);
+  positiveOption(options.workers, "workers", true);
+  positiveOption(options.threads, "threads", true);
+  positiveOption(options.size, "size", true);
+  positiveOption(options.bandwidth, "bandwidth", false);
+  if (options.latency !== undefined && !(options.latency >= 0)) throw new SimulationError(`option latency must be seconds ≥ 0, got ${options.latency}`);
+  const presetWorkers = typeof input === "object" && input !== null && !isWorkload(input) ? input.cluster?.workers : undefined;
+  const workersHint = options.workers ?? presetWorkers ?? DEFAULT_WORKERS;
+  const threadsHint = options.threads ?? DEFAULT_THREADS;
+  const workload = resolveWorkload(input, options, seed, workersHint, threadsHint);
+  const run = new SimulationRun(workload, options, seed);
+  return run.execute();
+}
+
+interface SimWorker {
+  readonly index: number;
+  readonly address: string;
+  readonly worker: Worker;
+  readonly disk: VirtualDisk;
+  died: boolean;
+  paused: boolean;
+  findMissing: TimerHandle | null;
+}
+
+/** One run: builds the cluster, drives the clock, collects the report. */
+class SimulationRun {
+  private readonly clock = new VirtualClock();
+  private readonly graph: TaskGraph;
+  private readonly workers: SimWorker[] = [];
+  private readonly scheduler: Scheduler;
+  private readonly plan: FaultPlan;
+  private readonly dice: FaultDice;
+  private readonly report: ReportBuilder;
+  private readonly memory: MemoryMonitor;
+  private readonly transport: SimTransport;
+  private readonly inner: InProcessTransport;
+  private readonly network;
+  private readonly spanRecords: Array<{ worker: string; record: SpanRecord }> = [];
+  private readonly nworkers: number;
+  private readonly nthreads: number;
+  private readonly memoryLimit: number | null;
+  private readonly networkKind: NetworkKind;
+  private tickTimer: TimerHandle | null = null;
+  private lastActivity = 0;
+  private readonly stallTimeout: number;
+  private internalError: unknown = null;
+  private progressStep: number;
+  private nextProgress: number;
+  private readonly dirtyMemory = new Set<number>();
+
+  constructor(
+    private readonly workload: Workload,
+    private readonly options: SimOptions,
+    private readonly seed: number,
+  ) {
+    const cluster = workload.cluster;
+    this.graph = workload.graph;
+    this.nworkers = options.workers ?? cluster.workers ?? DEFAULT_WORKERS;
+    this.nthreads = options.threads ?? cluster.threads ?? DEFAULT_THREADS;
+    this.memoryLimit = options.memoryLimit !== undefined ? options.memoryLimit : (cluster.memoryLimit ?? null);
+    if (this.memoryLimit !== null && !(this.memoryLimit > 0)) {
+      throw new SimulationError(`option memoryLimit must be a positive number of bytes or null, got ${this.memoryLimit}`);
+    }
+    this.networkKind = options.network ?? cluster.network ?? DEFAULT_NETWORK_KIND;
+    const latency = options.latency ?? cluster.latency ?? DEFAULT_NETWORK.latency;
+    const bandwidth = options.bandwidth ?? cluster.bandwidth ?? DEFAULT_NETWORK.bandwidth;
+    this.stallTimeout = options.stallTimeout ?? 600;
+    const addresses = Array.from({ length: this.nworkers }, (_, i) => workerAddress(i));
+    this.plan = resolveFaults([...workload.faults, ...(options.faults ?? [])], addresses);
+    this.dice = new FaultDice(this.plan, seed);
+    this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth });
+    this.inner = new InProcessTransport({ network: this.network });
+    this.report = new ReportBuilder(addresses, this.nthreads, options.maxTaskRecords ?? 100_000);
+    this.transport = new SimTransport(this.inner, this.clock, addresses, this.dice, this.networkKind === "instant" ? 0 : latency, this.report, () => {
+      this.lastActivity = this.clock.now();
+    });
+    this.memory = new MemoryMonitor(this.memoryLimit, options.memorySamplesPerWorker ?? 500, this.nworkers);
+    const keepOutputs = options.keepOutputs ?? true;
+    const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
+    this.scheduler = new Scheduler(
+      graph,
+      addresses.map((address) => ({ address, nthreads: this.nthreads })),
+      {
+        deliver: (worker, events) => this.deliver(worker, events),
+        requestFlush: () => this.requestTick(),
+        runSpec: (id) => this.taskModel(id),
+        onProgress: () => this.progress(),
+      },
+    );
+    this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
+    this.nextProgress = this.progressStep;
+    const disk = { bandwidth: options.disk?.bandwidth ?? DEFAULT_DISK.bandwidth, latency: options.disk?.latency ?? DEFAULT_DISK.latency };
+    for (let i = 0; i < this.nworkers; i++) this.workers.push(this.createWorker(i, addresses[i]!, disk));
+  }
+
+  private createWorker(index: number, address: string, diskParameters: { bandwidth: number; latency: number }): SimWorker {
+    const disk = new VirtualDisk(this.clock, diskParameters);
+    const limit = this.memoryLimit;
+    const collectSpans = this.options.collectSpans === true;
+    const worker = new Worker({
+      address,
+      nthreads: this.nthreads,
+      clock: this.clock,
+      executor: new SimulatedExecutor(),
+      transport: this.transport,
+      send: (message) => this.receive(index, message),
+      memoryLimit: limit,
+      spill: {
+        store: disk,
+        serializer: simulatedDataSerializer,
+        ...(this.options.maxSpill === undefined ? {} : { maxSpill: this.options.maxSpill }),
+      },
+      validate: this.options.validate ?? false,
+      // dask's defaults: distributed.worker.connections.outgoing, transfer.message-bytes-limit,
+      // and memory.transfer × memory_limit.
+      transferIncomingCountLimit: 50,
+      transferMessageBytesLimit: 50e6,
+      ...(limit === null ? {} : { transferIncomingBytesLimit: Math.floor(limit * 0.1) }),
+      onSpanRecord: (record) => {
+        this.report.spanRecord(address, record);
+        if (collectSpans) this.spanRecords.push({ worker: address, record });
+      },
+      onError: (error) => {
+        this.internalError ??= error;
+      },
+    });
+    this.inner.register(worker);
+    return { index, address, worker, disk, died: false, paused: false, findMissing: null };
+  }
+
+  private taskModel(id: number): TaskModel {
+    const g = this.graph;
+    const duration = g.duration[id]!;
+    const cpu = g.cpuShare[id]!;
+    const durations: Record<string, number> = {};
+    if (cpu > 0) durations["thread-cpu"] = duration * cpu;
+    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu);
+    const fail = this.dice.taskFails(g.prefix[id]!, g.failureProbability[id]!, this.clock.now());
+    return fail
+      ? { durations, outputBytes: g.nbytes[id]!, fail: `simulated failure of ${g.keys[id]}` }
+      : { durations, outputBytes: g.nbytes[id]! };
+  }
+
+  // ---- message flow ----
+
+  private receive(worker: number, message: SendMessageToScheduler): void {
+    if (message.op !== "request-refresh-who-has") this.lastActivity = this.clock.now();
+    this.dirtyMemory.add(worker);
+    this.scheduler.handleMessage(worker, message);
+  }
+
+  private deliver(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
+    const sim = this.workers[worker]!;
+    if (sim.died) return;
+    this.dirtyMemory.add(worker);
+    sim.worker.handleStimulus(...events);
+  }
+
+  private requestTick(): void {
+    if (this.tickTimer !== null) return;
+    this.tickTimer = this.clock.setTimer(this.clock.now(), () => this.tick());
+  }
+
+  /** Delivers the scheduler's events, then runs the memory monitor of the workers that changed. */
+  private tick(): void {
+    this.tickTimer = null;
+    this.scheduler.flush();
+    if (this.dirtyMemory.size === 0) return;
+    const dirty = [...this.dirtyMemory].sort((a, b) => a - b);
+    this.dirtyMemory.clear();
+    for (const index of dirty) this.checkWorker(this.workers[index]!);
+  }
+
+  private checkWorker(sim: SimWorker): void {
+    if (sim.died) return;
+    const now = this.clock.now();
+    const { shouldPause } = this.memory.check(sim.index, sim.worker, now);
+    if (shouldPause !== sim.paused) {
+      sim.paused = shouldPause;
+      this.report.fault(now, shouldPause ? "pause" : "unpause", `${sim.address} managed memory ${shouldPause ? "above" : "back below"} the pause fraction`);
+      sim.worker.handleStimulus(shouldPause ? PauseEvent({ stimulusId: `pause-${now}` }) : UnpauseEvent({ stimulusId: `unpause-${now}` }));
+      this.scheduler.setPaused(sim.index, shouldPause);
+    }
+    // dask's find_missing: ask the scheduler again about dependencies nobody could serve.
+    if (sim.findMissing === null && sim.worker.state.missingDepFlight.size > 0) {
+      sim.findMissing = this.clock.setTimer(now + 1, () => {
+        sim.findMissing = null;
+        if (sim.died) return;
+        sim.worker.handleStimulus(FindMissingEvent({ stimulusId: `find-missing-${this.clock.now()}` }));
+        this.dirtyMemory.add(sim.index);
+        this.requestTick();
+      });
+    }
+  }
+
+  private progress(): void {
+    this.lastActivity = this.clock.now();
+    const onProgress = this.options.onProgress;
+    if (onProgress === undefined) return;
+    const done = this.graph.size - this.scheduler.unfinished;
+    if (done < this.nextProgress && !this.scheduler.done) return;
+    this.nextProgress = done + this.progressStep;
+    onProgress({ done, total: this.graph.size, simulatedSeconds: this.clock.now() });
+  }
+
+  // ---- faults ----
+
+  private kill(index: number): void {
+    const sim = this.workers[index]!;
+    if (sim.died) return;
+    sim.died = true;
+    const now = this.clock.now();
+    this.report.fault(now, "worker-death", `${sim.address} died`);
+    sim.findMissing?.cancel();
+    // Connections drop before the worker's own shutdown, so peers see a network failure.
+    this.transport.markDead(sim.address);
+    this.network.failWorker(sim.address);
+    this.inner.unregister(sim.address);
+    this.memory.sample(index, sim.worker, now, true);
+    void sim.worker.close({ timeout: 0 });
+    sim.disk.clear();
+    this.scheduler.removeWorker(index);
+  }
+
+  // ---- driving ----
+
+  private watchdog(): void {
+    if (this.scheduler.done) return;
+    const now = this.clock.now();
+    const onlyWatchdog = this.clock.pending === 0;
+    if (onlyWatchdog || now - this.lastActivity >= this.stallTimeout) throw new StallSignal();
+    this.clock.setTimer(now + Math.max(1, this.stallTimeout / 10), () => this.watchdog());
+  }
+
+  async execute(): Promise<SimResult> {
+    for (const death of this.plan.deaths) this.clock.setTimer(death.at, () => this.kill(death.worker));
+    this.scheduler.start();
+    this.requestTick();
+    this.clock.setTimer(Math.max(1, this.stallTimeout / 10), () => this.watchdog());
+    try {
+      await this.clock.run();
+    } catch (error) {
+      // A stall ends the run; the report names the unfinished tasks.
+      if (!(error instanceof StallSignal)) throw error;
+    }
+    if (this.internalError !== null) {
+      const error = this.internalError;
+      throw new SimulationError(
+        `internal error while simulating ${this.workload.name} (seed ${this.seed}): ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    return { report: this.buildReport(), spanRecords: this.spanRecords };
+  }
+
+  private buildReport(): SimReport {
+    const scheduler = this.scheduler;
+    const graph = this.graph;
+    let completed = 0;
+    let erred = 0;
+    for (let id = 0; id < graph.size; id++) {
+      const s = scheduler.status[id]!;
+      if (s === TaskStatus.Memory || s === TaskStatus.Released) completed++;
+      else if (s === TaskStatus.Erred) erred++;
+    }
+    const lost = graph.size - completed - erred;
+    const makespan = this.report.makespan();
+    for (const sim of this.workers) if (!sim.died) this.memory.sample(sim.index, sim.worker, makespan, true);
+    const complete = lost === 0;
+    const completion = complete
+      ? `all ${graph.size} tasks finished: ${completed} in memory, ${erred} erred, 0 lost`
+      : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.clock.now())}s — replay with seed ${this.seed}`;
+    const stuck = complete ? undefined : this.stuckTasks();
+    return this.report.build({
+      schemaVersion: REPORT_SCHEMA_VERSION,
+      workload: this.workload.name,
+      seed: this.seed,
+      workers: this.nworkers,
+      threadsPerWorker: this.nthreads,
+      memoryLimit: this.memoryLimit,
+      network: this.networkKind,
+      tasks: { total: graph.size, completed, erred, lost },
+      makespan,
+      complete,
+      completion,
+      stuck,
+      workers_: this.workers.map((sim) => ({ worker: sim.worker, disk: sim.disk, died: sim.died })),
+      memory: this.memory,
+    });
+  }
+
+  private stuckTasks(): NonNullable<SimReport["stuck"]> {
+    return this.scheduler.unfinishedTasks(100).map((id) => {
+      const key = this.graph.keys[id]!;
+      const entry: NonNullable<SimReport["stuck"]>[number] = { key, state: this.scheduler.statusName(id) };
+      const w = this.scheduler.workerOf(id);
+      if (w >= 0) {
+        entry.worker = this.workers[w]!.address;
+        const ts = this.workers[w]!.worker.state.tasks.get(key);
+        if (ts !== undefined) entry.workerState = ts.state;
+      }
+      return entry;
+    });
+  }
+}
+
+class StallSignal extends Error {
+  constructor() {
+    super("simulation stalled");
+  }
+}
+
+function round(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
+/** Address of simulated worker `i`: one host each, so every transfer crosses the network. */
+export function workerAddress(i: number): string {
+  return `tcp://10.0.${Math.floor(i / 250)}.${(i % 250) + 1}:8786`;
+}
+
+export type { TaskRecord, TransferRecord };

@@ -1,0 +1,80 @@
+// The simulator's transport: the Worker's InProcessTransport (real get-data serving, the
+// network model on the wire) behind a layer that injects faults and records transfers.
+import type { Key } from "../state/index.js";
+import { NetworkError } from "../worker/errors.js";
+import type { InProcessTransport } from "../worker/in-process-transport.js";
+import type { WorkerClock } from "../worker/clock.js";
+import type { GetDataResponse, Transport, TransportRequestOptions } from "../worker/types.js";
+import type { FaultDice } from "./faults.js";
+import type { TransferRecord } from "./report.js";
+
+export interface TransferLog {
+  record(transfer: TransferRecord): void;
+}
+
+export class SimTransport implements Transport {
+  private readonly index = new Map<string, number>();
+  private readonly dead = new Set<string>();
+
+  constructor(
+    private readonly inner: InProcessTransport,
+    private readonly clock: WorkerClock,
+    addresses: readonly string[],
+    private readonly dice: FaultDice,
+    private readonly latency: number,
+    private readonly log: TransferLog,
+    private readonly onActivity: () => void,
+  ) {
+    addresses.forEach((address, i) => this.index.set(address, i));
+  }
+
+  /** The worker at `address` died: requests to it fail like a refused connection. */
+  markDead(address: string): void {
+    this.dead.add(address);
+  }
+
+  async getData(fromWorker: string, keys: readonly Key[], options: TransportRequestOptions): Promise<GetDataResponse> {
+    const start = this.clock.now();
+    const from = this.index.get(fromWorker) ?? -1;
+    const to = this.index.get(options.who) ?? -1;
+    this.onActivity();
+    const log = (outcome: TransferRecord["outcome"], bytes: number, keyCount: number): void =>
+      this.log.record({ from: fromWorker, to: options.who, keys: keyCount, bytes, start, end: this.clock.now(), outcome });
+    if (!this.dead.has(fromWorker)) {
+      if (this.dice.busy(from, start)) {
+        await this.clock.sleep(this.latency, options.signal);
+        log("busy", 0, keys.length);
+        return { status: "busy" };
+      }
+      if (this.dice.transferFails(from, to, start)) {
+        await this.clock.sleep(this.latency, options.signal);
+        log("failed", 0, keys.length);
+        throw new NetworkError(`simulated network failure fetching from ${fromWorker}`, { peer: fromWorker });
+      }
+    }
+    let response: GetDataResponse;
+    try {
+      response = await this.inner.getData(fromWorker, keys, options);
+    } catch (error) {
+      log("failed", 0, keys.length);
+      // A peer that died mid-request is a lost connection, whatever its shutdown threw.
+      if (!(error instanceof NetworkError) && this.dead.has(fromWorker) && !options.signal.aborted) {
+        throw new NetworkError(`worker ${fromWorker} died during the transfer`, { peer: fromWorker, cause: error });
+      }
+      throw error;
+    }
+    if (response.status === "busy") {
+      log("busy", 0, keys.length);
+      return response;
+    }
+    let bytes = 0;
+    let count = 0;
+    for (const key in response.data) {
+      count++;
+      bytes += response.nbytes?.[key] ?? 0;
+    }
+    log(count === 0 ? "missing" : "ok", bytes, count);
+    this.onActivity();
+    return response;
+  }
+}

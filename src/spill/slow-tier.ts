@@ -1,0 +1,202 @@
+import { MaxSpillExceeded, SerializeFailure, SpillReadError, StoreWriteFailure, describeCause } from "./errors.js";
+import type { Key } from "./key.js";
+import type { SpillMetrics } from "./metrics.js";
+import type { Codec, Serializer } from "./serializer.js";
+import { modelledWriteSeconds, unpackRead, type SpillStore } from "./store.js";
+
+/** Size of a spilled key/value pair: sizeof in memory, and bytes on disk. */
+export interface SpilledSize {
+  readonly memory: number;
+  readonly disk: number;
+}
+
+/** Read-only view of the disk tier (dask's `Slow`). */
+export interface SlowTierView {
+  has(key: Key): boolean;
+  readonly size: number;
+  readonly weightByKey: ReadonlyMap<Key, SpilledSize>;
+  readonly totalWeight: SpilledSize;
+  /** Maximum bytes on disk, false = unlimited. */
+  readonly maxSpill: number | false;
+  keys(): IterableIterator<Key>;
+}
+
+export interface SlowTierOptions {
+  store: SpillStore;
+  serializer: Serializer;
+  codec: Codec | null;
+  maxSpill: number | false;
+  weakCache: boolean;
+  metrics: SpillMetrics;
+  /** Where failures that lose nothing (a leftover file) are reported. */
+  onDeleteError(key: Key, error: unknown): void;
+}
+
+/**
+ * dask's `Slow` (zict Func + File) plus the optional weak cache (zict Cache over a
+ * WeakValueMapping): serialize → compress → maxSpill check → store write, and back.
+ */
+export class SlowTier implements SlowTierView {
+  readonly weightByKey = new Map<Key, SpilledSize>();
+  private memoryTotal = 0;
+  private diskTotal = 0;
+  private readonly cache: Map<Key, WeakRef<object>> | null;
+
+  constructor(private readonly options: SlowTierOptions) {
+    this.cache = options.weakCache ? new Map() : null;
+  }
+
+  get maxSpill(): number | false {
+    return this.options.maxSpill;
+  }
+
+  set maxSpill(value: number | false) {
+    this.options.maxSpill = value;
+  }
+
+  get size(): number {
+    return this.weightByKey.size;
+  }
+
+  get totalWeight(): SpilledSize {
+    return { memory: this.memoryTotal, disk: this.diskTotal };
+  }
+
+  has(key: Key): boolean {
+    return this.weightByKey.has(key);
+  }
+
+  keys(): IterableIterator<Key> {
+    return this.weightByKey.keys();
+  }
+
+  /**
+   * Spills `value`. Throws SerializeFailure (dump or compress failed), MaxSpillExceeded
+   * (checked after serializing, as dask does) or StoreWriteFailure; on any throw nothing
+   * about `key` changed here.
+   */
+  put(key: Key, value: unknown, memoryWeight: number): void {
+    const { metrics, serializer, codec, store } = this.options;
+    let bytes: Uint8Array;
+    const serializing = metrics.begin("serialize");
+    try {
+      bytes = serializer.dump(value);
+      if (!(bytes instanceof Uint8Array)) {
+        throw new TypeError(`serializer.dump returned ${typeof bytes}; expected a Uint8Array`);
+      }
+    } catch (cause) {
+      throw new SerializeFailure(key, { cause });
+    } finally {
+      metrics.end(serializing);
+    }
+    if (codec !== null) {
+      const compressing = metrics.begin("compress");
+      try {
+        bytes = codec.compress(bytes);
+      } catch (cause) {
+        throw new SerializeFailure(key, { cause });
+      } finally {
+        metrics.end(compressing);
+      }
+    }
+    const diskBytes = bytes.byteLength;
+    const maxSpill = this.options.maxSpill;
+    if (maxSpill !== false && this.diskTotal + diskBytes > maxSpill) {
+      throw new MaxSpillExceeded(key, diskBytes, maxSpill);
+    }
+    const writing = metrics.begin("disk-write");
+    let modelled: number | undefined;
+    let written = false;
+    try {
+      modelled = modelledWriteSeconds(store.write(key, bytes));
+      written = true;
+    } catch (cause) {
+      throw new StoreWriteFailure(key, { cause });
+    } finally {
+      metrics.end(writing, modelled, written ? diskBytes : undefined);
+    }
+    this.weightByKey.set(key, Object.freeze({ memory: memoryWeight, disk: diskBytes }));
+    this.memoryTotal += memoryWeight;
+    this.diskTotal += diskBytes;
+    this.remember(key, value);
+  }
+
+  /**
+   * The value of a spilled key (the weak cache first: a hit costs no disk read). Throws
+   * SpillReadError naming the key when the store, the length check, decompression or
+   * deserialization fails; the key stays spilled.
+   */
+  read(key: Key): unknown {
+    const cached = this.cache?.get(key)?.deref();
+    if (cached !== undefined) return cached;
+    const weight = this.weightByKey.get(key);
+    if (weight === undefined) throw new SpillReadError(key, "the key is not in the slow tier");
+    const { metrics, serializer, codec, store } = this.options;
+
+    const reading = metrics.begin("disk-read");
+    let bytes: Uint8Array | undefined;
+    let modelled: number | undefined;
+    try {
+      ({ bytes, seconds: modelled } = unpackRead(store.read(key)));
+    } catch (cause) {
+      throw new SpillReadError(key, `the spill store failed: ${describeCause(cause)}`, { cause });
+    } finally {
+      metrics.end(reading, modelled, bytes?.byteLength);
+    }
+    if (bytes.byteLength !== weight.disk) {
+      throw new SpillReadError(key, `the spill file holds ${bytes.byteLength} bytes but ${weight.disk} were written (truncated or replaced)`);
+    }
+    if (codec !== null) {
+      const decompressing = metrics.begin("decompress");
+      try {
+        bytes = codec.decompress(bytes);
+      } catch (cause) {
+        throw new SpillReadError(key, `the spilled bytes do not decompress: ${describeCause(cause)}`, { cause });
+      } finally {
+        metrics.end(decompressing);
+      }
+    }
+    const deserializing = metrics.begin("deserialize");
+    let value: unknown;
+    try {
+      value = serializer.load(bytes);
+    } catch (cause) {
+      throw new SpillReadError(key, `the spilled bytes do not deserialize: ${describeCause(cause)}`, { cause });
+    } finally {
+      metrics.end(deserializing);
+    }
+    this.remember(key, value);
+    return value;
+  }
+
+  /** Forgets `key` (a failing store delete is reported, not thrown: the value is not needed any more). */
+  delete(key: Key): boolean {
+    const weight = this.weightByKey.get(key);
+    if (weight === undefined) return false;
+    this.weightByKey.delete(key);
+    this.memoryTotal -= weight.memory;
+    this.diskTotal -= weight.disk;
+    this.cache?.delete(key);
+    try {
+      this.options.store.delete(key);
+    } catch (error) {
+      this.options.onDeleteError(key, error);
+    }
+    return true;
+  }
+
+  close(): void {
+    this.cache?.clear();
+    this.options.store.close?.();
+  }
+
+  // Only objects can be weakly referenced, like dask's WeakValueMapping skipping str/bytes/int.
+  private remember(key: Key, value: unknown): void {
+    if (this.cache === null) return;
+    if ((typeof value === "object" && value !== null) || typeof value === "function") {
+      this.cache.set(key, new WeakRef(value));
+    } else {
+      this.cache.delete(key);
+    }
+  }
+}

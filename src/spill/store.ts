@@ -1,0 +1,63 @@
+import type { Key } from "./key.js";
+
+/**
+ * The slow tier's backend: where a SpillBuffer puts the serialized (and possibly
+ * compressed) bytes of the values it evicts. Any method may throw; the SpillBuffer turns
+ * a failed `write` into "keep the value in memory and log" (dask's OSError handling), a
+ * failed `read` into a `SpillReadError` naming the key, and a failed `delete` into a
+ * logged error (the value is no longer needed, so nothing is lost).
+ *
+ * Modelled durations (the simulator's virtual disk): `read` may return
+ * `{ bytes, seconds }` instead of the bare bytes, and `write` may return `{ seconds }`.
+ * When a duration is returned, the SpillBuffer records it as the `disk-read` /
+ * `disk-write` seconds instead of the wall time it measured: the child span gets
+ * `start = now` and `end = start + seconds`, and the cumulative totals get `seconds`.
+ * A store that returns nothing (or bare bytes) is timed with the clock. Accumulating
+ * the modelled time elsewhere (e.g. a virtual disk's own counter) is the store's business.
+ */
+export interface SpillStore {
+  read(key: Key): Uint8Array | ModelledRead;
+  write(key: Key, bytes: Uint8Array): void | ModelledDuration;
+  delete(key: Key): void;
+  /** Optional: release resources (the default file store removes its directory). */
+  close?(): void;
+}
+
+/** A store operation's modelled duration in seconds (finite, ≥ 0). */
+export interface ModelledDuration {
+  readonly seconds: number;
+}
+
+/** What a modelling store's `read` returns: the bytes and how long the read took. */
+export interface ModelledRead extends ModelledDuration {
+  readonly bytes: Uint8Array;
+}
+
+/** Splits a `read` result into its bytes and its modelled seconds (undefined when not modelled). */
+export function unpackRead(result: Uint8Array | ModelledRead): { bytes: Uint8Array; seconds: number | undefined } {
+  if (result instanceof Uint8Array) return { bytes: result, seconds: undefined };
+  if (result !== null && typeof result === "object" && result.bytes instanceof Uint8Array) {
+    return { bytes: result.bytes, seconds: checkSeconds(result.seconds, "read") };
+  }
+  throw new TypeError(`store.read returned ${describe(result)}; expected a Uint8Array or { bytes: Uint8Array, seconds: number }`);
+}
+
+/** The modelled seconds of a `write` result, or undefined when the store did not model it. */
+export function modelledWriteSeconds(result: void | ModelledDuration): number | undefined {
+  if (result === undefined || result === null) return undefined;
+  if (typeof result === "object" && "seconds" in result) return checkSeconds(result.seconds, "write");
+  return undefined;
+}
+
+function checkSeconds(seconds: unknown, op: string): number {
+  if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
+    throw new TypeError(`store.${op} reported a modelled duration of ${String(seconds)} seconds; expected a finite number ≥ 0`);
+  }
+  return seconds;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "object") return `an object without a Uint8Array "bytes" field`;
+  return typeof value;
+}

@@ -1,0 +1,419 @@
+// The mutable state of one worker's state machine and the loop that drives transitions.
+// `WorkerState` (worker-state.ts) is the public, read-only face of this object; the
+// transition table, the event handlers and the schedulers operate on it directly.
+import type { Key, Priority, ResourceMap } from "./events.js";
+import type { Instruction } from "./instructions.js";
+import { addressHost } from "./address.js";
+import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } from "./errors.js";
+import { BoundedLog, DEFAULT_LOG_LENGTH, type LogEntry } from "./log.js";
+import { PrioritySet } from "./priority-set.js";
+import { RecommendationStack, type Recommendation } from "./recommendations.js";
+import { defaultSizeof, type Sizeof } from "./sizeof.js";
+import { storyOf } from "./story.js";
+import { TaskState } from "./task-state.js";
+import type { StateMachineEvent } from "./events.js";
+
+/** The Map-like store of task values (a `Map`, or the SpillBuffer). */
+export interface DataStore {
+  has(key: Key): boolean;
+  get(key: Key): unknown;
+  set(key: Key, value: unknown): unknown;
+  delete(key: Key): unknown;
+  readonly size: number;
+  keys(): Iterable<Key>;
+}
+
+export interface WorkerStateOptions {
+  /** Our own address: stripped from who_has, and its host decides which peers are local. */
+  address?: string | null;
+  nthreads?: number;
+  data?: DataStore;
+  resources?: Readonly<Record<string, number>>;
+  /** Check every touched task after each stimulus (and allow `validateState()`). */
+  validate?: boolean;
+  /** Raise TransitionCounterMaxExceeded once this many transitions ran (false = no limit). */
+  transitionCounterMax?: number | false;
+  transferIncomingCountLimit?: number;
+  transferIncomingBytesLimit?: number;
+  transferMessageBytesLimit?: number;
+  /** Capacity of `log` and `stimulusLog` (default 1000; Infinity = unbounded). */
+  logLength?: number;
+  /** Size of a value stored with unknown nbytes (default: a rough JS estimate). */
+  sizeof?: Sizeof;
+  /** key → thread id of the executing task, filled by the shell; read for messages. */
+  threads?: Map<Key, number>;
+}
+
+/** dask's hard-coded `transfer_incoming_bytes_throttle_threshold`. */
+export const TRANSFER_INCOMING_BYTES_THROTTLE_THRESHOLD = 10_000_000;
+
+export type TransitionFn = (
+  core: StateCore,
+  ts: TaskState,
+  rec: Recommendation,
+  recs: RecommendationStack,
+  out: Instruction[],
+  stimulusId: string,
+) => void;
+
+export type TransitionTable = Readonly<Record<string, Readonly<Record<string, TransitionFn>> | undefined>>;
+
+export type EventHandler = (
+  core: StateCore,
+  event: StateMachineEvent,
+  recs: RecommendationStack,
+  out: Instruction[],
+) => void;
+
+/** Hooks filled in by the modules that implement them (keeps this file free of cycles). */
+export interface StateMachineParts {
+  transitions: TransitionTable;
+  handleEvent: EventHandler;
+  ensureCommunicating(core: StateCore, recs: RecommendationStack, out: Instruction[], stimulusId: string): void;
+  validateTask(core: StateCore, ts: TaskState): void;
+}
+
+const EMPTY_SUMMARY: Readonly<Record<Key, string>> = Object.freeze({});
+
+export class StateCore {
+  readonly parts: StateMachineParts;
+  address: string | null;
+  host: string | null;
+  nthreads: number;
+  readonly data: DataStore;
+  readonly actors = new Map<Key, unknown>();
+  readonly threads: Map<Key, number>;
+  readonly validate: boolean;
+  readonly transitionCounterMax: number | false;
+  readonly transferIncomingCountLimit: number;
+  readonly transferIncomingBytesLimit: number;
+  readonly transferMessageBytesLimit: number;
+  readonly transferIncomingBytesThrottleThreshold = TRANSFER_INCOMING_BYTES_THROTTLE_THRESHOLD;
+  readonly sizeof: Sizeof;
+
+  readonly tasks = new Map<Key, TaskState>();
+  running = true;
+  readonly ready = new PrioritySet<TaskState>(priorityOf);
+  readonly constrained = new PrioritySet<TaskState>(priorityOf);
+  readonly waiting = new Set<TaskState>();
+  readonly executing = new Set<TaskState>();
+  readonly longRunning = new Set<TaskState>();
+  readonly dataNeeded = new Map<string, PrioritySet<TaskState>>();
+  fetchCount = 0;
+  readonly hasWhat = new Map<string, Set<Key>>();
+  readonly missingDepFlight = new Set<TaskState>();
+  readonly inFlightTasks = new Set<TaskState>();
+  readonly inFlightWorkers = new Map<string, Set<Key>>();
+  readonly busyWorkers = new Set<string>();
+  transferIncomingBytes = 0;
+  transferIncomingCountTotal = 0;
+  generation = 0;
+  readonly totalResources: Record<string, number>;
+  readonly availableResources: Record<string, number>;
+  executedCount = 0;
+  nbytes = 0;
+  transitionCounter = 0;
+
+  readonly log: BoundedLog<LogEntry>;
+  readonly stimulusLog: BoundedLog<StateMachineEvent>;
+  /** Sequence number of the stimulus being handled (1 for the first one). */
+  stimulusSeq = 0;
+
+  /** The stack drained by `handleStimulus`; reused (it is empty between stimuli). */
+  private readonly mainStack = new RecommendationStack();
+  /** Tasks touched during the current stimulus (only tracked when validating). */
+  private touched: Set<TaskState> | null = null;
+
+  constructor(parts: StateMachineParts, options: WorkerStateOptions = {}) {
+    this.parts = parts;
+    this.address = options.address ?? null;
+    this.host = this.address === null ? null : addressHost(this.address);
+    this.nthreads = options.nthreads ?? 1;
+    this.data = options.data ?? new Map<Key, unknown>();
+    this.threads = options.threads ?? new Map();
+    this.validate = options.validate ?? true;
+    this.transitionCounterMax = options.transitionCounterMax ?? false;
+    this.transferIncomingCountLimit = options.transferIncomingCountLimit ?? 9999;
+    this.transferIncomingBytesLimit = options.transferIncomingBytesLimit ?? Infinity;
+    this.transferMessageBytesLimit = options.transferMessageBytesLimit ?? Infinity;
+    this.sizeof = options.sizeof ?? defaultSizeof;
+    this.totalResources = { ...(options.resources ?? {}) };
+    this.availableResources = { ...(options.resources ?? {}) };
+    const logLength = options.logLength ?? DEFAULT_LOG_LENGTH;
+    this.log = new BoundedLog(logLength);
+    this.stimulusLog = new BoundedLog(logLength);
+    if (!(this.nthreads >= 1)) throw new RangeError(`nthreads must be >= 1, got ${this.nthreads}`);
+  }
+
+  get transferIncomingCount(): number {
+    return this.inFlightWorkers.size;
+  }
+
+  // ---- the loop ---------------------------------------------------------------------
+
+  handleStimulus(events: readonly StateMachineEvent[]): Instruction[] {
+    const out: Instruction[] = [];
+    for (const event of events) {
+      this.stimulusSeq++;
+      if (event.kind !== "FindMissingEvent") this.stimulusLog.push(toLoggable(event));
+      const recs = this.mainStack;
+      recs.journalTruncate(0);
+      this.parts.handleEvent(this, event, recs, out);
+      this.transitions(recs, out, event.stimulusId);
+    }
+    return out;
+  }
+
+  /** dask's `_transitions`: drain, then `_ensure_communicating` once, then drain its recs. */
+  transitions(recs: RecommendationStack, out: Instruction[], stimulusId: string): void {
+    if (this.validate) this.touched = new Set();
+    try {
+      this.drain(recs, out, stimulusId);
+      this.parts.ensureCommunicating(this, recs, out, stimulusId);
+      this.drain(recs, out, stimulusId);
+      if (this.touched !== null) {
+        for (const ts of this.touched) this.parts.validateTask(this, ts);
+      }
+    } finally {
+      this.touched = null;
+      // A transition that threw leaves its siblings pending; never leak them into the
+      // next stimulus.
+      while (recs.pop() !== undefined);
+      recs.journalTruncate(0);
+    }
+  }
+
+  private drain(recs: RecommendationStack, out: Instruction[], stimulusId: string): void {
+    const touched = this.touched;
+    for (;;) {
+      const ts = recs.pop();
+      if (ts === undefined) return;
+      if (touched !== null) touched.add(ts);
+      this.transition(ts, recs.lastPopped, recs, out, stimulusId);
+    }
+  }
+
+  /** dask's `_transition`: one step, or via released when the table has no entry. */
+  transition(
+    ts: TaskState,
+    rec: Recommendation,
+    recs: RecommendationStack,
+    out: Instruction[],
+    stimulusId: string,
+  ): void {
+    const start = ts.state;
+    const finish = rec.finish;
+    if (start === finish) return;
+    this.transitionCounter++;
+    if (this.transitionCounterMax !== false && this.transitionCounter >= this.transitionCounterMax) {
+      throw new TransitionCounterMaxExceeded(ts.key, start, finish, this.story([ts.key]), { stimulusId });
+    }
+    const journalStart = recs.journalLength();
+    const fn = this.parts.transitions[start]?.[finish];
+    if (fn !== undefined) {
+      fn(this, ts, rec, recs, out, stimulusId);
+    } else if (start !== "released" && finish !== "released") {
+      this.transitionViaReleased(ts, rec, recs, out, stimulusId);
+    } else {
+      throw new InvalidTransition(ts.key, start, finish, this.story([ts.key]), { stimulusId });
+    }
+    this.log.push([ts.key, start, finish, ts.state, this.summary(recs, journalStart), stimulusId, this.stimulusSeq]);
+    recs.journalTruncate(journalStart);
+  }
+
+  /**
+   * No direct edge: go to released, replay what released recommended for the task
+   * itself (except forgetting it), then go to `finish`. Recommendations made along the
+   * way merge with "update" semantics (the later one wins); dask raises
+   * RecommendationsConflict instead (its bug §18.1).
+   */
+  private transitionViaReleased(
+    ts: TaskState,
+    rec: Recommendation,
+    recs: RecommendationStack,
+    out: Instruction[],
+    stimulusId: string,
+  ): void {
+    const start = ts.state;
+    const local = new RecommendationStack();
+    try {
+      this.transition(ts, RELEASED, local, out, stimulusId);
+      for (let own = local.take(ts); own !== undefined; own = local.take(ts)) {
+        if (own.finish === "forgotten") continue;
+        this.transition(ts, own, local, out, stimulusId);
+      }
+      this.transition(ts, rec, local, out, stimulusId);
+    } catch (error) {
+      if (error instanceof TransitionCounterMaxExceeded) throw error;
+      // A step that is impossible from where the task ended up (e.g. secede of a task
+      // that was in flight: cancelled(flight) → long-running) is an invalid transition.
+      if (error instanceof InvalidTransition || error instanceof StateInvariantError) {
+        throw new InvalidTransition(ts.key, start, rec.finish, this.story([ts.key]), { cause: error, stimulusId });
+      }
+      throw error;
+    }
+    for (const [other, otherRec] of local.entries()) recs.add(other, otherRec);
+  }
+
+  private summary(recs: RecommendationStack, from: number): Readonly<Record<Key, string>> {
+    const n = recs.journalTasks.length;
+    if (n === from) return EMPTY_SUMMARY;
+    const summary: Record<Key, string> = {};
+    for (let i = from; i < n; i++) {
+      summary[(recs.journalTasks[i] as TaskState).key] = (recs.journalRecs[i] as Recommendation).finish;
+    }
+    return summary;
+  }
+
+  // ---- helpers shared by transitions and handlers ----------------------------------
+
+  logEntry(entry: LogEntry): void {
+    this.log.push(entry);
+  }
+
+  story(keysOrStimulusIds: readonly unknown[]): LogEntry[] {
+    return storyOf(keysOrStimulusIds, this.log);
+  }
+
+  /** dask's `_ensure_task_exists`. */
+  ensureTaskExists(key: Key, priority: Priority, stimulusId: string): TaskState {
+    let ts = this.tasks.get(key);
+    if (ts === undefined) {
+      ts = new TaskState(key);
+      this.tasks.set(key, ts);
+    }
+    if (ts.priority === null || ts.priority.length === 0) ts.priority = priority;
+    this.log.push([key, "ensure-task-exists", ts.state, stimulusId, this.stimulusSeq]);
+    return ts;
+  }
+
+  addToDataNeeded(worker: string, ts: TaskState): void {
+    let heap = this.dataNeeded.get(worker);
+    if (heap === undefined) {
+      heap = new PrioritySet<TaskState>(priorityOf);
+      this.dataNeeded.set(worker, heap);
+    }
+    heap.add(ts);
+  }
+
+  /** Remove `ts` from `worker`'s heap; empty heaps are deleted at once (no defaultdict). */
+  discardFromDataNeeded(worker: string, ts: TaskState): boolean {
+    const heap = this.dataNeeded.get(worker);
+    if (heap === undefined || !heap.discard(ts)) return false;
+    if (heap.size === 0) this.dataNeeded.delete(worker);
+    return true;
+  }
+
+  addToHasWhat(worker: string, key: Key): void {
+    let keys = this.hasWhat.get(worker);
+    if (keys === undefined) {
+      keys = new Set();
+      this.hasWhat.set(worker, keys);
+    }
+    keys.add(key);
+  }
+
+  discardFromHasWhat(worker: string, key: Key): void {
+    const keys = this.hasWhat.get(worker);
+    if (keys === undefined || !keys.delete(key)) return;
+    if (keys.size === 0) this.hasWhat.delete(worker);
+  }
+
+  /** dask's `_update_who_has`. */
+  updateWhoHas(whoHas: Readonly<Record<Key, readonly string[]>>): void {
+    for (const key in whoHas) {
+      const ts = this.tasks.get(key);
+      if (ts === undefined) continue; // a late refresh answer for a forgotten key
+      const listed = whoHas[key] as readonly string[];
+      const current = ts._whoHas;
+      if (sameHolders(current, listed, this.address)) continue;
+      const workers = new Set<string>();
+      for (const worker of listed) if (worker !== this.address) workers.add(worker);
+      const isFetch = ts.state === "fetch";
+      if (current !== null) {
+        for (const worker of current) {
+          if (workers.has(worker)) continue;
+          this.discardFromHasWhat(worker, key);
+          if (isFetch) this.discardFromDataNeeded(worker, ts);
+        }
+      }
+      for (const worker of workers) {
+        if (current !== null && current.has(worker)) continue;
+        this.addToHasWhat(worker, key);
+        if (isFetch) this.addToDataNeeded(worker, ts);
+      }
+      ts._whoHas = workers.size === 0 ? null : workers;
+    }
+  }
+
+  resourcesSatisfied(ts: TaskState): boolean {
+    const restrictions = ts.resourceRestrictions;
+    for (const name in restrictions) {
+      if ((this.availableResources[name] ?? 0) < (restrictions[name] as number)) return false;
+    }
+    return true;
+  }
+
+  acquireResources(ts: TaskState): void {
+    const restrictions = ts.resourceRestrictions;
+    for (const name in restrictions) {
+      this.availableResources[name] = (this.availableResources[name] ?? 0) - (restrictions[name] as number);
+    }
+  }
+
+  releaseResources(ts: TaskState): void {
+    const restrictions = ts.resourceRestrictions;
+    for (const name in restrictions) {
+      this.availableResources[name] = (this.availableResources[name] ?? 0) + (restrictions[name] as number);
+    }
+  }
+}
+
+const RELEASED: Recommendation = { finish: "released" };
+
+function priorityOf(ts: TaskState): Priority | null {
+  return ts.priority;
+}
+
+/** Whether `listed` minus `self` is exactly `current` (null = empty). */
+function sameHolders(current: Set<string> | null, listed: readonly string[], self: string | null): boolean {
+  for (const worker of listed) {
+    if (worker !== self && (current === null || !current.has(worker))) return false;
+  }
+  if (current === null) return true;
+  if (current.size > 16) {
+    const wanted = new Set(listed);
+    for (const worker of current) if (!wanted.has(worker)) return false;
+    return true;
+  }
+  for (const worker of current) if (!listed.includes(worker)) return false;
+  return true;
+}
+
+/** dask's `to_loggable`: drop bulky payloads so the stimulus log does not keep values alive. */
+export function toLoggable(event: StateMachineEvent): StateMachineEvent {
+  switch (event.kind) {
+    case "ComputeTaskEvent":
+      return event.runSpec === null ? event : Object.freeze({ ...event, runSpec: null });
+    case "ExecuteSuccessEvent":
+      return event.value === null ? event : Object.freeze({ ...event, value: null });
+    case "GatherDepSuccessEvent":
+    case "UpdateDataEvent": {
+      let bulky = false;
+      for (const key in event.data) {
+        if (event.data[key] !== null) {
+          bulky = true;
+          break;
+        }
+      }
+      if (!bulky) return event;
+      const data: Record<Key, null> = {};
+      for (const key in event.data) data[key] = null;
+      return Object.freeze({ ...event, data: Object.freeze(data) });
+    }
+    default:
+      return event;
+  }
+}
+
+export type { ResourceMap };

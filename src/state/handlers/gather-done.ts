@@ -1,0 +1,142 @@
+// The GatherDep coroutine returned (dask's `_handle_gather_dep_*`, `_gather_dep_done_common`).
+import type { StateCore } from "../core.js";
+import type {
+  GatherDepBusyEvent,
+  GatherDepDoneEvent,
+  GatherDepFailureEvent,
+  GatherDepNetworkFailureEvent,
+  GatherDepSuccessEvent,
+} from "../events.js";
+import { RequestRefreshWhoHasMsg, RetryBusyWorkerLater, type Instruction } from "../instructions.js";
+import { StateInvariantError } from "../errors.js";
+import { Rec, type RecommendationStack } from "../recommendations.js";
+import type { TaskState } from "../task-state.js";
+
+/**
+ * Close the outstanding gather to `ev.worker` and return the tasks it was serving. A key
+ * whose task is no longer in flight from that worker (scattered meanwhile, or forgotten
+ * and re-created) is skipped: its result is stale. dask crashes on a forgotten one.
+ */
+function gatherDepDoneCommon(core: StateCore, ev: GatherDepDoneEvent): TaskState[] {
+  core.transferIncomingBytes -= ev.totalNbytes;
+  const keys = core.inFlightWorkers.get(ev.worker);
+  if (keys === undefined) {
+    throw new StateInvariantError(
+      `${ev.kind} from ${ev.worker} (stimulus ${ev.stimulusId}): no gather to that worker is outstanding`,
+    );
+  }
+  core.inFlightWorkers.delete(ev.worker);
+  const tasks: TaskState[] = [];
+  for (const key of keys) {
+    const ts = core.tasks.get(key);
+    if (ts === undefined || ts.comingFrom !== ev.worker || !core.inFlightTasks.has(ts)) {
+      core.logEntry([key, "stale-gather-result", ev.worker, ev.stimulusId, core.stimulusSeq]);
+      continue;
+    }
+    ts.done = true;
+    ts.comingFrom = null;
+    core.inFlightTasks.delete(ts);
+    tasks.push(ts);
+  }
+  return tasks;
+}
+
+function handleSuccess(core: StateCore, ev: GatherDepSuccessEvent, recs: RecommendationStack): void {
+  const data = ev.data;
+  for (const ts of gatherDepDoneCommon(core, ev)) {
+    if (Object.prototype.hasOwnProperty.call(data, ts.key)) {
+      recs.add(ts, Rec.memory(data[ts.key], ts.runId));
+      continue;
+    }
+    core.logEntry([ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq]);
+    if (ts._whoHas !== null) {
+      ts._whoHas.delete(ev.worker);
+      if (ts._whoHas.size === 0) ts._whoHas = null;
+    }
+    core.discardFromHasWhat(ev.worker, ts.key);
+    recs.add(ts, Rec.fetch);
+  }
+}
+
+function handleBusy(core: StateCore, ev: GatherDepBusyEvent, recs: RecommendationStack, out: Instruction[]): void {
+  core.busyWorkers.add(ev.worker);
+  const refreshWhoHas: string[] = [];
+  for (const ts of gatherDepDoneCommon(core, ev)) {
+    recs.add(ts, Rec.fetch);
+    let allBusy = true;
+    for (const worker of ts._whoHas ?? []) {
+      if (!core.busyWorkers.has(worker)) {
+        allBusy = false;
+        break;
+      }
+    }
+    if (allBusy) refreshWhoHas.push(ts.key);
+  }
+  out.push(RetryBusyWorkerLater({ worker: ev.worker, stimulusId: ev.stimulusId }));
+  if (refreshWhoHas.length > 0) out.push(RequestRefreshWhoHasMsg({ keys: refreshWhoHas, stimulusId: ev.stimulusId }));
+}
+
+/** The peer is treated as dead: everything we expected from it is looked for elsewhere. */
+function handleNetworkFailure(core: StateCore, ev: GatherDepNetworkFailureEvent, recs: RecommendationStack): void {
+  for (const ts of gatherDepDoneCommon(core, ev)) {
+    core.logEntry([ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq]);
+    recs.add(ts, Rec.fetch);
+  }
+  forgetWorker(core, ev.worker, recs);
+}
+
+/**
+ * Drop `worker` as a holder of anything: queued fetches that only it held go missing
+ * (overriding any earlier recommendation), and it leaves every task's whoHas.
+ */
+export function forgetWorker(core: StateCore, worker: string, recs: RecommendationStack): void {
+  const heap = core.dataNeeded.get(worker);
+  if (heap !== undefined) {
+    core.dataNeeded.delete(worker);
+    for (const ts of heap.sorted()) {
+      const whoHas = ts._whoHas;
+      if (whoHas !== null && whoHas.size === 1 && whoHas.has(worker)) recs.add(ts, Rec.missing);
+    }
+  }
+  const keys = core.hasWhat.get(worker);
+  if (keys !== undefined) {
+    core.hasWhat.delete(worker);
+    for (const key of keys) {
+      const ts = core.tasks.get(key);
+      if (ts === undefined || ts._whoHas === null) continue;
+      ts._whoHas.delete(worker);
+      if (ts._whoHas.size === 0) ts._whoHas = null;
+    }
+  }
+}
+
+function handleFailure(core: StateCore, ev: GatherDepFailureEvent, recs: RecommendationStack): void {
+  for (const ts of gatherDepDoneCommon(core, ev)) {
+    recs.add(ts, {
+      finish: "error",
+      exception: ev.exception,
+      traceback: ev.traceback,
+      exceptionText: ev.exceptionText,
+      tracebackText: ev.tracebackText,
+      runId: ts.runId,
+    });
+  }
+}
+
+export function handleGatherDepDone(
+  core: StateCore,
+  ev: GatherDepDoneEvent,
+  recs: RecommendationStack,
+  out: Instruction[],
+): void {
+  switch (ev.kind) {
+    case "GatherDepSuccessEvent":
+      return handleSuccess(core, ev, recs);
+    case "GatherDepBusyEvent":
+      return handleBusy(core, ev, recs, out);
+    case "GatherDepNetworkFailureEvent":
+      return handleNetworkFailure(core, ev, recs);
+    case "GatherDepFailureEvent":
+      return handleFailure(core, ev, recs);
+  }
+}

@@ -1,0 +1,262 @@
+// What the worker state machine asks its shell to do (dask's Instruction subclasses),
+// as plain frozen data with one factory per kind. Scheduler messages also carry `op`,
+// the name dask's scheduler stream handler dispatches on.
+import { freeze } from "immer";
+import type { Key } from "./events.js";
+
+/** One entry of `TaskState.startstops` (dask's `{action, start, stop[, source]}`). */
+export interface StartStop {
+  readonly action: string;
+  readonly start: number;
+  readonly stop: number;
+  readonly source?: string;
+}
+
+function freezeList<T>(list: readonly T[]): readonly T[] {
+  return freeze(list as T[]);
+}
+
+// ---- instructions run by the shell --------------------------------------------------
+
+export interface Execute {
+  readonly kind: "Execute";
+  readonly key: Key;
+  readonly stimulusId: string;
+}
+export function Execute(init: Omit<Execute, "kind">): Execute {
+  return freeze({ kind: "Execute", key: init.key, stimulusId: init.stimulusId });
+}
+
+export interface GatherDep {
+  readonly kind: "GatherDep";
+  readonly worker: string;
+  readonly toGather: readonly Key[];
+  readonly totalNbytes: number;
+  readonly stimulusId: string;
+}
+export function GatherDep(init: Omit<GatherDep, "kind">): GatherDep {
+  return freeze({
+    kind: "GatherDep",
+    worker: init.worker,
+    toGather: freezeList(init.toGather),
+    totalNbytes: init.totalNbytes,
+    stimulusId: init.stimulusId,
+  });
+}
+
+export interface RetryBusyWorkerLater {
+  readonly kind: "RetryBusyWorkerLater";
+  readonly worker: string;
+  readonly stimulusId: string;
+}
+export function RetryBusyWorkerLater(init: Omit<RetryBusyWorkerLater, "kind">): RetryBusyWorkerLater {
+  return freeze({ kind: "RetryBusyWorkerLater", worker: init.worker, stimulusId: init.stimulusId });
+}
+
+export interface DigestMetric {
+  readonly kind: "DigestMetric";
+  /** `[context, …qualifiers, activity, unit]` */
+  readonly name: readonly string[];
+  readonly value: number;
+  readonly stimulusId: string;
+  /** Coarse outcome of the span it came from ("ok" | "failed" | "cancelled" | "missing" | "busy"). */
+  readonly outcome?: string;
+}
+export type DigestMetricInit = Omit<DigestMetric, "kind">;
+
+/** The `outcome` key is only present when given, so spans without an outcome compare equal
+ * to `DigestMetric({ name, value, stimulusId })`. */
+export function DigestMetric(init: DigestMetricInit): DigestMetric {
+  const name = freezeList(init.name);
+  if (init.outcome === undefined) {
+    return freeze({ kind: "DigestMetric", name, value: init.value, stimulusId: init.stimulusId });
+  }
+  return freeze({
+    kind: "DigestMetric",
+    name,
+    value: init.value,
+    stimulusId: init.stimulusId,
+    outcome: init.outcome,
+  });
+}
+
+// ---- messages to the scheduler ------------------------------------------------------
+
+export interface TaskFinishedMsg {
+  readonly kind: "TaskFinishedMsg";
+  readonly op: "task-finished";
+  readonly key: Key;
+  readonly runId: number;
+  readonly nbytes: number | null;
+  /** Type name of the value (dask sends the pickled Python type). */
+  readonly type: string | null;
+  readonly typename: string | null;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly thread: number | null;
+  readonly startstops: readonly StartStop[];
+  readonly stimulusId: string;
+}
+export type TaskFinishedMsgInit = Pick<TaskFinishedMsg, "key" | "stimulusId"> &
+  Partial<Omit<TaskFinishedMsg, "kind" | "op" | "key" | "stimulusId">>;
+
+export function TaskFinishedMsg(init: TaskFinishedMsgInit): TaskFinishedMsg {
+  return freeze({
+    kind: "TaskFinishedMsg",
+    op: "task-finished",
+    key: init.key,
+    runId: init.runId ?? -1,
+    nbytes: init.nbytes ?? null,
+    type: init.type ?? null,
+    typename: init.typename ?? null,
+    metadata: freeze(init.metadata ?? {}),
+    thread: init.thread ?? null,
+    startstops: freezeList(init.startstops ?? []),
+    stimulusId: init.stimulusId,
+  });
+}
+
+export interface TaskErredMsg {
+  readonly kind: "TaskErredMsg";
+  readonly op: "task-erred";
+  readonly key: Key;
+  readonly runId: number;
+  readonly exception: unknown;
+  readonly traceback: unknown;
+  readonly exceptionText: string;
+  readonly tracebackText: string;
+  readonly thread: number | null;
+  readonly startstops: readonly StartStop[];
+  readonly stimulusId: string;
+}
+export type TaskErredMsgInit = Pick<TaskErredMsg, "key" | "stimulusId"> &
+  Partial<Omit<TaskErredMsg, "kind" | "op" | "key" | "stimulusId">>;
+
+export function TaskErredMsg(init: TaskErredMsgInit): TaskErredMsg {
+  return freeze({
+    kind: "TaskErredMsg",
+    op: "task-erred",
+    key: init.key,
+    runId: init.runId ?? -1,
+    exception: init.exception === undefined ? null : init.exception,
+    traceback: init.traceback === undefined ? null : init.traceback,
+    exceptionText: init.exceptionText ?? "",
+    tracebackText: init.tracebackText ?? "",
+    thread: init.thread ?? null,
+    startstops: freezeList(init.startstops ?? []),
+    stimulusId: init.stimulusId,
+  });
+}
+
+export interface ReleaseWorkerDataMsg {
+  readonly kind: "ReleaseWorkerDataMsg";
+  readonly op: "release-worker-data";
+  readonly key: Key;
+  readonly stimulusId: string;
+}
+export function ReleaseWorkerDataMsg(init: Omit<ReleaseWorkerDataMsg, "kind" | "op">): ReleaseWorkerDataMsg {
+  return freeze({
+    kind: "ReleaseWorkerDataMsg",
+    op: "release-worker-data",
+    key: init.key,
+    stimulusId: init.stimulusId,
+  });
+}
+
+export interface RescheduleMsg {
+  readonly kind: "RescheduleMsg";
+  readonly op: "reschedule";
+  readonly key: Key;
+  readonly stimulusId: string;
+}
+export function RescheduleMsg(init: Omit<RescheduleMsg, "kind" | "op">): RescheduleMsg {
+  return freeze({ kind: "RescheduleMsg", op: "reschedule", key: init.key, stimulusId: init.stimulusId });
+}
+
+export interface LongRunningMsg {
+  readonly kind: "LongRunningMsg";
+  readonly op: "long-running";
+  readonly key: Key;
+  readonly runId: number;
+  readonly computeDuration: number | null;
+  readonly stimulusId: string;
+}
+export type LongRunningMsgInit = Pick<LongRunningMsg, "key" | "stimulusId"> &
+  Partial<Pick<LongRunningMsg, "runId" | "computeDuration">>;
+
+export function LongRunningMsg(init: LongRunningMsgInit): LongRunningMsg {
+  return freeze({
+    kind: "LongRunningMsg",
+    op: "long-running",
+    key: init.key,
+    runId: init.runId ?? -1,
+    computeDuration: init.computeDuration ?? null,
+    stimulusId: init.stimulusId,
+  });
+}
+
+export interface AddKeysMsg {
+  readonly kind: "AddKeysMsg";
+  readonly op: "add-keys";
+  readonly keys: readonly Key[];
+  readonly stimulusId: string;
+}
+export function AddKeysMsg(init: Omit<AddKeysMsg, "kind" | "op">): AddKeysMsg {
+  return freeze({ kind: "AddKeysMsg", op: "add-keys", keys: freezeList(init.keys), stimulusId: init.stimulusId });
+}
+
+export interface RequestRefreshWhoHasMsg {
+  readonly kind: "RequestRefreshWhoHasMsg";
+  readonly op: "request-refresh-who-has";
+  readonly keys: readonly Key[];
+  readonly stimulusId: string;
+}
+export function RequestRefreshWhoHasMsg(
+  init: Omit<RequestRefreshWhoHasMsg, "kind" | "op">,
+): RequestRefreshWhoHasMsg {
+  return freeze({
+    kind: "RequestRefreshWhoHasMsg",
+    op: "request-refresh-who-has",
+    keys: freezeList(init.keys),
+    stimulusId: init.stimulusId,
+  });
+}
+
+export interface StealResponseMsg {
+  readonly kind: "StealResponseMsg";
+  readonly op: "steal-response";
+  readonly key: Key;
+  readonly state: string | null;
+  readonly stimulusId: string;
+}
+export type StealResponseMsgInit = Pick<StealResponseMsg, "key" | "stimulusId"> &
+  Partial<Pick<StealResponseMsg, "state">>;
+
+export function StealResponseMsg(init: StealResponseMsgInit): StealResponseMsg {
+  return freeze({
+    kind: "StealResponseMsg",
+    op: "steal-response",
+    key: init.key,
+    state: init.state ?? null,
+    stimulusId: init.stimulusId,
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+
+export type SendMessageToScheduler =
+  | TaskFinishedMsg
+  | TaskErredMsg
+  | ReleaseWorkerDataMsg
+  | RescheduleMsg
+  | LongRunningMsg
+  | AddKeysMsg
+  | RequestRefreshWhoHasMsg
+  | StealResponseMsg;
+
+export type Instruction = Execute | GatherDep | RetryBusyWorkerLater | DigestMetric | SendMessageToScheduler;
+
+export type InstructionKind = Instruction["kind"];
+
+export function isSchedulerMessage(instruction: Instruction): instruction is SendMessageToScheduler {
+  return "op" in instruction;
+}

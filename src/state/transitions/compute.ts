@@ -1,0 +1,94 @@
+// Transitions of tasks computed on this worker: waiting → ready/constrained → executing
+// → long-running → memory/error/rescheduled, and cancellation of running tasks.
+import type { TransitionFn } from "../core.js";
+import { Execute, LongRunningMsg, RescheduleMsg } from "../instructions.js";
+import type { ErrorRecommendation, LongRunningRecommendation, MemoryRecommendation } from "../recommendations.js";
+import { Rec } from "../recommendations.js";
+import { ensureComputing } from "../scheduling/compute.js";
+import { isEmpty } from "../task-state.js";
+import { genericError, genericReleased, invariant, toMemory } from "./generic.js";
+
+function hasRestrictions(restrictions: Readonly<Record<string, number>>): boolean {
+  for (const _ in restrictions) return true;
+  return false;
+}
+
+export const waitingReady: TransitionFn = (core, ts, _rec, recs, _out, stimulusId) => {
+  if (core.validate) {
+    invariant(core, ts, isEmpty(ts._waitingForData), "waiting for data", stimulusId);
+    invariant(core, ts, ts.priority !== null, "no priority", stimulusId);
+  }
+  if (hasRestrictions(ts.resourceRestrictions)) {
+    recs.add(ts, Rec.constrained);
+    return;
+  }
+  ts.state = "ready";
+  core.waiting.delete(ts);
+  core.ready.add(ts);
+  ensureComputing(core, recs);
+};
+
+export const waitingConstrained: TransitionFn = (core, ts, _rec, recs, _out, stimulusId) => {
+  if (core.validate) {
+    invariant(core, ts, isEmpty(ts._waitingForData), "waiting for data", stimulusId);
+    invariant(core, ts, !core.ready.has(ts) && !core.constrained.has(ts), "already queued", stimulusId);
+  }
+  ts.state = "constrained";
+  core.waiting.delete(ts);
+  core.constrained.add(ts);
+  ensureComputing(core, recs);
+};
+
+/** The thread, `executing` membership and resources were taken by ensureComputing. */
+export const readyExecuting: TransitionFn = (core, ts, _rec, _recs, out, stimulusId) => {
+  if (core.validate) {
+    invariant(core, ts, isEmpty(ts._waitingForData), "waiting for data", stimulusId);
+    invariant(core, ts, core.executing.has(ts), "no thread reserved", stimulusId);
+    invariant(core, ts, !core.ready.has(ts) && !core.constrained.has(ts), "still queued", stimulusId);
+  }
+  ts.state = "executing";
+  out.push(Execute({ key: ts.key, stimulusId }));
+};
+
+export const executingLongRunning: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
+  ts.state = "long-running";
+  core.executing.delete(ts);
+  core.longRunning.add(ts);
+  out.push(
+    LongRunningMsg({
+      key: ts.key,
+      runId: ts.runId,
+      computeDuration: (rec as LongRunningRecommendation).computeDuration,
+      stimulusId,
+    }),
+  );
+  ensureComputing(core, recs);
+};
+
+export const executingMemory: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
+  if (core.validate) {
+    invariant(core, ts, isEmpty(ts._waitingForData), "waiting for data", stimulusId);
+    invariant(core, ts, !core.ready.has(ts) && !core.constrained.has(ts), "still queued", stimulusId);
+  }
+  const { value, runId } = rec as MemoryRecommendation;
+  toMemory(core, ts, value, "task-finished", runId, recs, out, stimulusId);
+};
+
+export const executingError: TransitionFn = (core, ts, rec, _recs, out, stimulusId) => {
+  genericError(core, ts, rec as ErrorRecommendation, out, stimulusId);
+};
+
+export const executingRescheduled: TransitionFn = (core, ts, _rec, recs, out, stimulusId) => {
+  invariant(core, ts, ts.done, "rescheduled before the execution returned", stimulusId);
+  out.push(RescheduleMsg({ key: ts.key, stimulusId }));
+  genericReleased(core, ts, recs);
+};
+
+/** The thread cannot be stopped: wait for it as cancelled(executing|long-running). */
+export const executingReleased: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+  invariant(core, ts, !ts.done, "released after the execution returned", stimulusId);
+  invariant(core, ts, ts.next === null, "resumed task not cancelled first", stimulusId);
+  ts.previous = ts.state as "executing" | "long-running";
+  ts.next = null;
+  ts.state = "cancelled";
+};

@@ -1,0 +1,80 @@
+// Transitions of dependencies replicated from peers: fetch → flight → memory, and
+// missing when nobody is known to hold them.
+import type { TransitionFn } from "../core.js";
+import type { FlightRecommendation, MemoryRecommendation } from "../recommendations.js";
+import { RUN_ID_SENTINEL, isEmpty } from "../task-state.js";
+import { genericFetch, genericMissing, genericReleased, invariant, purgeState, toMemory } from "./generic.js";
+import { releasedWaiting } from "./released.js";
+
+/** ensureCommunicating has already taken the task out of every holder's heap. */
+export const fetchFlight: TransitionFn = (core, ts, rec, _recs, _out, stimulusId) => {
+  if (core.validate) {
+    invariant(core, ts, !isEmpty(ts._whoHas), "no holders", stimulusId);
+    for (const worker of ts._whoHas ?? []) {
+      invariant(core, ts, !(core.dataNeeded.get(worker)?.has(ts) ?? false), `still queued for ${worker}`, stimulusId);
+    }
+  }
+  ts.done = false;
+  ts.state = "flight";
+  ts.comingFrom = (rec as FlightRecommendation).worker;
+  core.inFlightTasks.add(ts);
+  core.fetchCount--;
+};
+
+export const fetchMissing: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+  core.fetchCount--;
+  genericMissing(core, ts, stimulusId);
+};
+
+export const fetchReleased: TransitionFn = (core, ts, _rec, recs) => {
+  core.fetchCount--;
+  genericReleased(core, ts, recs);
+};
+
+/** A no-op while the gather is outstanding; once it returned, queue the task again. */
+export const flightFetch: TransitionFn = (core, ts, _rec, recs) => {
+  if (!ts.done) return;
+  ts.comingFrom = null;
+  genericFetch(core, ts, recs);
+};
+
+export const flightMissing: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+  invariant(core, ts, ts.done, "missing before the gather returned", stimulusId);
+  genericMissing(core, ts, stimulusId);
+};
+
+/**
+ * The gathered (or, if the gather is still outstanding, scattered) value arrives. A
+ * scatter racing an outstanding gather takes the task out of the in-flight set here;
+ * the gather's result for it is then ignored when it returns.
+ */
+export const flightMemory: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
+  core.inFlightTasks.delete(ts);
+  ts.comingFrom = null;
+  toMemory(core, ts, (rec as MemoryRecommendation).value, "add-keys", RUN_ID_SENTINEL, recs, out, stimulusId);
+};
+
+/** The gather cannot be stopped: wait for it as cancelled(flight). */
+export const flightReleased: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+  invariant(core, ts, !ts.done, "released after the gather returned", stimulusId);
+  ts.previous = "flight";
+  ts.next = null;
+  ts.state = "cancelled";
+};
+
+export const missingFetch: TransitionFn = (core, ts, _rec, recs) => {
+  if (isEmpty(ts._whoHas)) return;
+  core.missingDepFlight.delete(ts);
+  genericFetch(core, ts, recs);
+};
+
+export const missingWaiting: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
+  core.missingDepFlight.delete(ts);
+  purgeState(core, ts);
+  releasedWaiting(core, ts, rec, recs, out, stimulusId);
+};
+
+export const missingReleased: TransitionFn = (core, ts, _rec, recs) => {
+  core.missingDepFlight.delete(ts);
+  genericReleased(core, ts, recs);
+};

@@ -1,0 +1,212 @@
+// Building blocks shared by several transitions (dask's `_purge_state`,
+// `_transition_generic_*`, `_transition_to_memory`).
+import type { Instruction } from "../instructions.js";
+import { AddKeysMsg, TaskErredMsg, TaskFinishedMsg } from "../instructions.js";
+import type { StateCore } from "../core.js";
+import { StateInvariantError } from "../errors.js";
+import { Rec, type ErrorRecommendation, type RecommendationStack } from "../recommendations.js";
+import { typeName } from "../sizeof.js";
+import { isEmpty, RUN_ID_SENTINEL, type TaskState } from "../task-state.js";
+
+export function invariant(core: StateCore, ts: TaskState, condition: boolean, what: string, stimulusId: string): void {
+  if (!condition) {
+    throw new StateInvariantError(`${ts.toString()}: ${what} (stimulus ${stimulusId}, key ${JSON.stringify(ts.key)})`);
+  }
+}
+
+/** Forget everything transient about `ts` and drop it from every collection. Idempotent. */
+export function purgeState(core: StateCore, ts: TaskState): void {
+  const key = ts.key;
+  if (core.data.has(key)) core.data.delete(key);
+  core.actors.delete(key);
+  core.threads.delete(key);
+
+  const whoHas = ts._whoHas;
+  if (whoHas !== null) {
+    for (const worker of whoHas) {
+      core.discardFromHasWhat(worker, key);
+      core.discardFromDataNeeded(worker, ts);
+    }
+    ts._whoHas = null;
+  }
+  const dependencies = ts._dependencies;
+  if (dependencies !== null) {
+    for (const dep of dependencies) {
+      const waiters = dep._waiters;
+      if (waiters !== null && waiters.delete(ts) && waiters.size === 0) dep._waiters = null;
+    }
+  }
+  ts._waitingForData = null;
+  ts.nbytes = null;
+  ts.previous = null;
+  ts.next = null;
+  ts.done = false;
+  ts.comingFrom = null;
+  ts.exception = null;
+  ts.traceback = null;
+  // dask forgets to reset exception_text here (a duplicated traceback_text line); we don't.
+  ts.exceptionText = "";
+  ts.tracebackText = "";
+
+  core.missingDepFlight.delete(ts);
+  core.ready.discard(ts);
+  core.constrained.discard(ts);
+  core.executing.delete(ts);
+  core.longRunning.delete(ts);
+  core.inFlightTasks.delete(ts);
+  core.waiting.delete(ts);
+}
+
+const KEEPS_DEPENDENCIES = new Set(["ready", "constrained", "waiting", "executing", "long-running", "memory"]);
+
+export function genericReleased(core: StateCore, ts: TaskState, recs: RecommendationStack): void {
+  purgeState(core, ts);
+  const dependencies = ts._dependencies;
+  if (dependencies !== null) {
+    for (const dep of dependencies) {
+      if (isEmpty(dep._waiters) && !KEEPS_DEPENDENCIES.has(dep.state)) {
+        recs.add(dep, Rec.released);
+      }
+    }
+  }
+  ts.state = "released";
+  if (isEmpty(ts._dependents)) recs.add(ts, Rec.forgotten);
+}
+
+export function genericFetch(core: StateCore, ts: TaskState, recs: RecommendationStack): void {
+  const whoHas = ts._whoHas;
+  if (whoHas === null || whoHas.size === 0) {
+    recs.add(ts, Rec.missing);
+    return;
+  }
+  ts.state = "fetch";
+  ts.done = false;
+  core.fetchCount++;
+  for (const worker of whoHas) core.addToDataNeeded(worker, ts);
+}
+
+export function genericMissing(core: StateCore, ts: TaskState, stimulusId: string): void {
+  if (core.validate) invariant(core, ts, ts._whoHas === null || ts._whoHas.size === 0, "missing task has holders", stimulusId);
+  ts.state = "missing";
+  core.missingDepFlight.add(ts);
+  ts.done = false;
+}
+
+export function genericError(
+  core: StateCore,
+  ts: TaskState,
+  rec: ErrorRecommendation,
+  out: Instruction[],
+  stimulusId: string,
+): void {
+  ts.exception = rec.exception;
+  ts.traceback = rec.traceback;
+  ts.exceptionText = rec.exceptionText;
+  ts.tracebackText = rec.tracebackText;
+  ts.state = "error";
+  out.push(
+    TaskErredMsg({
+      key: ts.key,
+      runId: rec.runId,
+      exception: rec.exception,
+      traceback: rec.traceback,
+      exceptionText: rec.exceptionText,
+      tracebackText: rec.tracebackText,
+      thread: core.threads.get(ts.key) ?? null,
+      startstops: ts._startstops === null ? [] : ts._startstops.slice(),
+      stimulusId,
+    }),
+  );
+}
+
+export type MemoryMessage = "add-keys" | "task-finished" | null;
+
+/** The one place that writes `data`. A store that throws turns into an error recommendation. */
+export function toMemory(
+  core: StateCore,
+  ts: TaskState,
+  value: unknown,
+  message: MemoryMessage,
+  runId: number,
+  recs: RecommendationStack,
+  out: Instruction[],
+  stimulusId: string,
+): void {
+  if (core.validate) {
+    invariant(core, ts, !core.data.has(ts.key), "key already in data", stimulusId);
+    invariant(core, ts, ts.state !== "memory", "already in memory", stimulusId);
+  }
+  const key = ts.key;
+  try {
+    if (core.actors.has(key)) core.actors.set(key, value);
+    else core.data.set(key, value);
+  } catch (error) {
+    recs.add(ts, errorRecommendation(error, runId));
+    return;
+  }
+  ts.state = "memory";
+  if (ts.nbytes === null) ts.nbytes = core.sizeof(value);
+  core.nbytes += ts.nbytes;
+  ts.type = typeName(value);
+  const dependents = ts._dependents;
+  if (dependents !== null) {
+    for (const dependent of dependents) {
+      const waitingForData = dependent._waitingForData;
+      if (waitingForData !== null) {
+        waitingForData.delete(ts);
+        if (waitingForData.size > 0) continue;
+        dependent._waitingForData = null;
+      }
+      if (dependent.state === "waiting") recs.add(dependent, Rec.ready);
+    }
+  }
+  core.logEntry([key, "put-in-memory", stimulusId, core.stimulusSeq]);
+  if (message === "add-keys") {
+    out.push(AddKeysMsg({ keys: [key], stimulusId }));
+  } else if (message === "task-finished") {
+    if (runId === RUN_ID_SENTINEL) {
+      throw new StateInvariantError(`${ts.toString()}: task-finished without a run id (stimulus ${stimulusId})`);
+    }
+    out.push(taskFinishedMsg(core, ts, runId, stimulusId));
+  }
+}
+
+export function taskFinishedMsg(core: StateCore, ts: TaskState, runId: number, stimulusId: string): TaskFinishedMsg {
+  const key = ts.key;
+  if (!core.data.has(key) && !core.actors.has(key)) {
+    throw new StateInvariantError(`Task ${ts.toString()} not ready (stimulus ${stimulusId})`);
+  }
+  if (ts.nbytes === null || ts.type === null) {
+    const value = core.actors.has(key) ? core.actors.get(key) : core.data.get(key);
+    ts.nbytes = core.sizeof(value);
+    ts.type = typeName(value);
+  }
+  return TaskFinishedMsg({
+    key,
+    runId,
+    nbytes: ts.nbytes,
+    type: ts.type,
+    typename: ts.type,
+    metadata: ts._metadataOrNull() ?? EMPTY_METADATA,
+    thread: core.threads.get(key) ?? null,
+    startstops: ts._startstops === null ? EMPTY_STARTSTOPS : ts._startstops.slice(),
+    stimulusId,
+  });
+}
+
+const EMPTY_METADATA = Object.freeze({});
+const EMPTY_STARTSTOPS = Object.freeze([]);
+
+/** dask's `error_message(e)` as a recommendation. */
+export function errorRecommendation(error: unknown, runId: number): ErrorRecommendation {
+  const exceptionText = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const tracebackText = error instanceof Error && typeof error.stack === "string" ? error.stack : "";
+  return {
+    finish: "error",
+    exception: error,
+    traceback: null,
+    exceptionText,
+    tracebackText,
+    runId,
+  };
+}

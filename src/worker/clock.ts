@@ -1,0 +1,305 @@
+// Clocks for the worker shell. Every time read in spanwork goes through a clock object, so
+// the same Worker runs against real monotonic time (embedding) or a deterministic virtual
+// time (simulation, tests). Nothing in spanwork reads Date.now() directly.
+//
+// A `WorkerClock` is structurally a spans `Clock` ({ now(): number }, seconds) plus the two
+// ways of waiting the shell needs: `sleep` (a promise) and `setTimer` (a callback).
+
+/** Handle of a scheduled timer. `cancel()` is idempotent and a no-op once fired. */
+export interface TimerHandle {
+  cancel(): void;
+}
+
+export interface WorkerClock {
+  /** Seconds (float) on this clock's monotonic timeline. */
+  now(): number;
+  /**
+   * Resolves `seconds` from now (negative or NaN counts as 0). When `signal` aborts first,
+   * rejects with `signal.reason` and the underlying timer is cancelled.
+   */
+  sleep(seconds: number, signal?: AbortSignal): Promise<void>;
+  /** Calls `callback` once at clock time `atSeconds` (a time already past fires as soon as possible). */
+  setTimer(atSeconds: number, callback: () => void): TimerHandle;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+function sleepOn(clock: WorkerClock, seconds: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  const delay = seconds > 0 ? seconds : 0;
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      timer.cancel();
+      reject(abortReason(signal as AbortSignal));
+    };
+    const timer = clock.setTimer(clock.now() + delay, () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    });
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+// ---- real time --------------------------------------------------------------------------
+
+/**
+ * Monotonic real time in seconds (`performance.now()`, unaffected by wall-clock changes),
+ * with Node timers behind `sleep`/`setTimer`. For embedding a Worker in a live process.
+ */
+export class RealClock implements WorkerClock {
+  now(): number {
+    return performance.now() / 1000;
+  }
+
+  sleep(seconds: number, signal?: AbortSignal): Promise<void> {
+    return sleepOn(this, seconds, signal);
+  }
+
+  setTimer(atSeconds: number, callback: () => void): TimerHandle {
+    const delayMs = Math.max(0, (atSeconds - this.now()) * 1000);
+    const handle = setTimeout(callback, delayMs);
+    return { cancel: () => clearTimeout(handle) };
+  }
+}
+
+// ---- virtual time -----------------------------------------------------------------------
+
+export interface VirtualClockOptions {
+  /** Initial time in seconds (default 0). */
+  start?: number;
+}
+
+export interface VirtualRunOptions {
+  /**
+   * Stop before the first timer due after `until` and leave the clock at `until` (it never
+   * goes back: `until` earlier than `now()` is a RangeError). Default: run until no timer
+   * is left.
+   */
+  until?: number;
+  /** Safety valve: stop after this many timers fired (default Infinity). */
+  maxSteps?: number;
+  /** Called after each fired timer's consequences settled; `false` stops the run. */
+  onStep?: (now: number) => boolean | void;
+}
+
+export interface VirtualRunResult {
+  /** Timers fired by this call. */
+  steps: number;
+  /** Clock time at return. */
+  now: number;
+  /** True when no timer is pending at return. */
+  idle: boolean;
+}
+
+/**
+ * Discrete-event time. `now()` only moves when the driver (`run`/`runUntilIdle`) fires the
+ * next timer. Deterministic: timers fire in (time, insertion order); before each timer the
+ * driver lets every pending microtask settle (`await new Promise(setImmediate)`), so the
+ * consequences of one timer (promise continuations, new timers) are all in place before
+ * time advances.
+ *
+ * Cost per step: one binary-heap pop, O(log n) in the number of pending timers, plus one
+ * macrotask turn (setImmediate) for settling — about 1 µs on Node 20 (see docs/worker.md).
+ * Cancelled timers are deleted lazily and the heap is compacted when more than half of it
+ * is dead, so cancel is O(1) amortised.
+ */
+export class VirtualClock implements WorkerClock {
+  #now: number;
+  // Struct-of-arrays binary heap ordered by (time, seq): no object per timer besides the
+  // callback slot and the handle the caller keeps.
+  #times: number[] = [];
+  #seqs: number[] = [];
+  #slots: TimerSlot[] = [];
+  #nextSeq = 0;
+  #live = 0;
+  #running = false;
+
+  constructor(options: VirtualClockOptions = {}) {
+    const start = options.start ?? 0;
+    if (!Number.isFinite(start)) throw new RangeError(`VirtualClock start must be a finite number, got ${start}`);
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  /** Number of timers waiting to fire (cancelled ones excluded). */
+  get pending(): number {
+    return this.#live;
+  }
+
+  /** Time of the next live timer, or undefined when none is pending. */
+  get nextTimerAt(): number | undefined {
+    this.#dropCancelledTop();
+    return this.#times.length > 0 ? this.#times[0] : undefined;
+  }
+
+  sleep(seconds: number, signal?: AbortSignal): Promise<void> {
+    return sleepOn(this, seconds, signal);
+  }
+
+  setTimer(atSeconds: number, callback: () => void): TimerHandle {
+    if (Number.isNaN(atSeconds)) throw new RangeError("VirtualClock.setTimer: time is NaN");
+    const at = atSeconds < this.#now ? this.#now : atSeconds;
+    const slot: TimerSlot = { callback, cancelled: false };
+    this.#push(at, this.#nextSeq++, slot);
+    this.#live++;
+    return {
+      cancel: () => {
+        if (slot.callback === null || slot.cancelled) return;
+        slot.cancelled = true;
+        slot.callback = null;
+        this.#live--;
+        if (this.#times.length > 64 && this.#live * 2 < this.#times.length) this.#compact();
+      },
+    };
+  }
+
+  /** Lets every pending microtask (and already-queued immediates) settle without moving time. */
+  settle(): Promise<void> {
+    return new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * Fires timers in order, settling microtasks before each one, until none is left, the
+   * next one is due after `until`, `maxSteps` is reached or `onStep` returns false.
+   * A timer callback that throws stops the run and rejects with that error.
+   */
+  async run(options: VirtualRunOptions = {}): Promise<VirtualRunResult> {
+    const until = options.until ?? Infinity;
+    if (Number.isNaN(until)) throw new RangeError("VirtualClock.run: until is NaN");
+    if (until < this.#now) {
+      throw new RangeError(`VirtualClock refuses to go back in time: until ${until} < now ${this.#now}`);
+    }
+    const maxSteps = options.maxSteps ?? Infinity;
+    if (this.#running) throw new Error("VirtualClock.run is already running; await the first run");
+    this.#running = true;
+    let steps = 0;
+    let stoppedEarly = false;
+    try {
+      for (;;) {
+        await this.settle();
+        if (steps >= maxSteps) {
+          stoppedEarly = true;
+          break;
+        }
+        this.#dropCancelledTop();
+        if (this.#times.length === 0) break;
+        const at = this.#times[0] as number;
+        if (at > until) break;
+        const slot = this.#pop();
+        const callback = slot.callback as () => void;
+        slot.callback = null;
+        this.#live--;
+        this.#now = at;
+        steps++;
+        callback();
+        if (options.onStep !== undefined) {
+          await this.settle();
+          if (options.onStep(this.#now) === false) {
+            stoppedEarly = true;
+            break;
+          }
+        }
+      }
+      // Nothing is left before `until`: time passes to it.
+      if (!stoppedEarly && until !== Infinity && until > this.#now) this.#now = until;
+    } finally {
+      this.#running = false;
+    }
+    return { steps, now: this.#now, idle: this.#live === 0 };
+  }
+
+  /** `run()` until no timer is left. */
+  runUntilIdle(options: Omit<VirtualRunOptions, "until"> = {}): Promise<VirtualRunResult> {
+    return this.run(options);
+  }
+
+  // ---- heap ----
+
+  #less(i: number, j: number): boolean {
+    const ti = this.#times[i] as number;
+    const tj = this.#times[j] as number;
+    return ti < tj || (ti === tj && (this.#seqs[i] as number) < (this.#seqs[j] as number));
+  }
+
+  #swap(i: number, j: number): void {
+    const t = this.#times;
+    const s = this.#seqs;
+    const c = this.#slots;
+    [t[i], t[j]] = [t[j] as number, t[i] as number];
+    [s[i], s[j]] = [s[j] as number, s[i] as number];
+    [c[i], c[j]] = [c[j] as TimerSlot, c[i] as TimerSlot];
+  }
+
+  #push(at: number, seq: number, slot: TimerSlot): void {
+    this.#times.push(at);
+    this.#seqs.push(seq);
+    this.#slots.push(slot);
+    this.#siftUp(this.#times.length - 1);
+  }
+
+  #pop(): TimerSlot {
+    const top = this.#slots[0] as TimerSlot;
+    const last = this.#times.length - 1;
+    if (last > 0) this.#swap(0, last);
+    this.#times.pop();
+    this.#seqs.pop();
+    this.#slots.pop();
+    if (last > 0) this.#siftDown(0);
+    return top;
+  }
+
+  #siftUp(index: number): void {
+    let i = index;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#less(i, parent)) break;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  #siftDown(index: number): void {
+    const n = this.#times.length;
+    let i = index;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && this.#less(right, left) ? right : left;
+      if (!this.#less(child, i)) break;
+      this.#swap(i, child);
+      i = child;
+    }
+  }
+
+  #dropCancelledTop(): void {
+    while (this.#slots.length > 0 && (this.#slots[0] as TimerSlot).cancelled) this.#pop();
+  }
+
+  #compact(): void {
+    const times: number[] = [];
+    const seqs: number[] = [];
+    const slots: TimerSlot[] = [];
+    for (let i = 0; i < this.#slots.length; i++) {
+      const slot = this.#slots[i] as TimerSlot;
+      if (slot.cancelled) continue;
+      times.push(this.#times[i] as number);
+      seqs.push(this.#seqs[i] as number);
+      slots.push(slot);
+    }
+    this.#times = times;
+    this.#seqs = seqs;
+    this.#slots = slots;
+    for (let i = (times.length >> 1) - 1; i >= 0; i--) this.#siftDown(i);
+  }
+}
+
+interface TimerSlot {
+  callback: (() => void) | null;
+  cancelled: boolean;
+}

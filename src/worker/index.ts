@@ -1,0 +1,44 @@
+// Public names of the worker shell (src/worker). See docs/worker.md.
+export * from "./clock.js";
+export * from "./errors.js";
+export * from "./types.js";
+export { Worker, type WorkerStatus, type CloseOptions, type MetricsServer, type ServeMetricsOptions } from "./worker.js";
+export { MetricsStore, type MetricIncrement, type MetricsStoreOptions } from "./metrics-store.js";
+export {
+  escapeLabelValue,
+  fineMetricFamilies,
+  formatFamilies,
+  sanitizeMetricName,
+  workerGaugeFamilies,
+  type PrometheusFamily,
+  type PrometheusSample,
+  type PrometheusType,
+  type WorkerGauges,
+} from "./prometheus.js";
+export {
+  RealExecutor,
+  isTaskRef,
+  taskRef,
+  typeName,
+  type RealRunSpec,
+  type TaskCall,
+  type TaskContext,
+  type TaskFunction,
+  type TaskRef,
+} from "./real-executor.js";
+export {
+  SimulatedExecutor,
+  TaskModelFailure,
+  isTaskModel,
+  validateTaskModel,
+  type TaskModel,
+} from "./simulated-executor.js";
+export { SimulatedData, isSimulatedData, workerSizeof } from "./simulated-data.js";
+export {
+  InProcessTransport,
+  LatencyBandwidthNetwork,
+  type InProcessTransportOptions,
+  type LatencyBandwidthNetworkOptions,
+} from "./in-process-transport.js";
+export { AttributedStore, LazyFileStore } from "./data-store.js";
+export { apportion, prefixWeights, type PrefixWeights } from "./prefix-split.js";

@@ -1,0 +1,97 @@
+// Executes task models instead of code: each modelled activity is a child span of the
+// execute root that lasts its modelled seconds on the worker's clock (virtual time in a
+// simulation). The result is a SimulatedData of the modelled output size.
+import { Reschedule } from "./errors.js";
+import { SimulatedData } from "./simulated-data.js";
+import type { ExecuteContext, ExecuteRequest, ExecuteResult, Executor } from "./types.js";
+
+/** A simulated task: what it spends its time on, what it outputs, whether it fails. */
+export interface TaskModel {
+  /** Activity → seconds, run in key order (e.g. `{ "thread-cpu": 0.8, "thread-noncpu": 0.2 }`). */
+  readonly durations: Readonly<Record<string, number>>;
+  /** Size of the output value in bytes. */
+  readonly outputBytes: number;
+  /** Fail after the durations: true, or the error message. */
+  readonly fail?: boolean | string;
+  /** Ask to be rescheduled after the durations. */
+  readonly reschedule?: boolean;
+}
+
+/** The error a failing task model throws. */
+export class TaskModelFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TaskModelFailure";
+  }
+}
+
+export function isTaskModel(value: unknown): value is TaskModel {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { durations?: unknown }).durations === "object" &&
+    (value as { durations?: unknown }).durations !== null &&
+    typeof (value as { outputBytes?: unknown }).outputBytes === "number"
+  );
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "function") return "a function";
+  return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** Checks a task model, throwing an error that names the key and the field. */
+export function validateTaskModel(value: unknown, key: string): TaskModel {
+  const where = `task model of ${JSON.stringify(key)}`;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(`${where}: runSpec must be a TaskModel object { durations, outputBytes }, got ${describe(value)}`);
+  }
+  const model = value as Record<string, unknown>;
+  const durations = model.durations;
+  if (typeof durations !== "object" || durations === null || Array.isArray(durations)) {
+    throw new TypeError(`${where}: durations must be an object of activity → seconds, got ${describe(durations)}`);
+  }
+  for (const [activity, seconds] of Object.entries(durations)) {
+    if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
+      throw new TypeError(`${where}: durations.${activity} must be a finite number of seconds ≥ 0, got ${describe(seconds)}`);
+    }
+  }
+  const outputBytes = model.outputBytes;
+  if (typeof outputBytes !== "number" || !Number.isInteger(outputBytes) || outputBytes < 0) {
+    throw new TypeError(`${where}: outputBytes must be an integer ≥ 0, got ${describe(outputBytes)}`);
+  }
+  if (model.fail !== undefined && typeof model.fail !== "boolean" && typeof model.fail !== "string") {
+    throw new TypeError(`${where}: fail must be a boolean or a message, got ${describe(model.fail)}`);
+  }
+  if (model.reschedule !== undefined && typeof model.reschedule !== "boolean") {
+    throw new TypeError(`${where}: reschedule must be a boolean, got ${describe(model.reschedule)}`);
+  }
+  return value as TaskModel;
+}
+
+export class SimulatedExecutor implements Executor {
+  async execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
+    const model = validateTaskModel(task.runSpec, task.key);
+    const { span, clock, signal } = context;
+    for (const activity in model.durations) {
+      const child = span.child(activity);
+      try {
+        const seconds = model.durations[activity] as number;
+        // a zero-length activity costs no timer (and no step of a virtual clock)
+        if (seconds > 0) await clock.sleep(seconds, signal);
+        else signal.throwIfAborted();
+      } finally {
+        child.end();
+      }
+    }
+    if (model.reschedule === true) throw new Reschedule(`task model of ${JSON.stringify(task.key)} asked to be rescheduled`);
+    if (model.fail !== undefined && model.fail !== false) {
+      throw new TaskModelFailure(
+        typeof model.fail === "string" ? model.fail : `task model of ${JSON.stringify(task.key)} failed as modelled`,
+      );
+    }
+    return { value: SimulatedData(task.key, model.outputBytes), nbytes: model.outputBytes, type: "SimulatedData" };
+  }
+}

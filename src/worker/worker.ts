@@ -1,0 +1,922 @@
+// The Worker: an async shell around the pure WorkerState (dask's BaseWorker + Worker).
+// It feeds the state events, carries out the instructions it returns, times every unit of
+// work with a root span and keeps the fine metrics. Real and simulated workers differ only
+// in the clock, executor and transport plugged in.
+//
+// Span roots (docs/worker.md, "Span roots"):
+//   ["execute", prefix]           one per Execute, started before the async work is launched
+//   ["gather-dep"]                one per GatherDep (split over prefixes when digested)
+//   ["get-data"]                  one per request served to a peer (split likewise)
+//   <cause> for handleStimulus    the done event's root name, else ["handle-stimulus", <stimulus>]
+//   ["memory-monitor"]            manual evict()
+//   ["unattributed"]              data accesses made outside any span
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Span, SpanRegistry, toDigestMetrics, type SpanRecord } from "../spans/index.js";
+import { SpillBuffer } from "../spill/index.js";
+import {
+  ExecuteFailureEvent,
+  ExecuteSuccessEvent,
+  GatherDepBusyEvent,
+  GatherDepFailureEvent,
+  GatherDepNetworkFailureEvent,
+  GatherDepSuccessEvent,
+  RescheduleEvent,
+  RetryBusyWorkerEvent,
+  UpdateDataEvent,
+  WorkerState,
+  isSchedulerMessage,
+  keySplit,
+  type DigestMetric,
+  type Execute,
+  type GatherDep,
+  type Instruction,
+  type Key,
+  type RetryBusyWorkerLater,
+  type SendMessageToScheduler,
+  type StateMachineEvent,
+  type TaskState,
+} from "../state/index.js";
+import { RealClock, type TimerHandle, type WorkerClock } from "./clock.js";
+import { AttributedStore, LazyFileStore } from "./data-store.js";
+import { NetworkError, Reschedule, WorkerClosedError } from "./errors.js";
+import { MetricsStore, type MetricIncrement } from "./metrics-store.js";
+import { prefixWeights, splitIncrement, type PrefixWeights } from "./prefix-split.js";
+import { fineMetricFamilies, formatFamilies, workerGaugeFamilies, type WorkerGauges } from "./prometheus.js";
+import { RealExecutor } from "./real-executor.js";
+import { workerSizeof } from "./simulated-data.js";
+import type {
+  DataServer,
+  WorkerDataStore,
+  Executor,
+  GetDataResponse,
+  GetDataServeOptions,
+  MetricEntry,
+  Outcome,
+  Transport,
+  WorkerOptions,
+} from "./types.js";
+
+export type WorkerStatus = "running" | "closing" | "closed";
+
+type WorkKind = "execute" | "gather-dep" | "retry-busy-worker" | "get-data";
+
+/** One unit of async work in progress (an async instruction or a get-data being served). */
+interface Work {
+  readonly kind: WorkKind;
+  readonly root: Span | null;
+  /** Prefix weights of a transfer; null for execute (its root names its prefix). */
+  readonly split: PrefixWeights | null;
+  /** Private registry of a split root, so its in-progress increments can be split too. */
+  readonly registry: SpanRegistry | null;
+  readonly key: Key | null;
+  settled: boolean;
+}
+
+type ExecuteOutcome =
+  | { readonly kind: "success"; readonly value: unknown; readonly nbytes: number; readonly type: string | null; readonly start: number; readonly stop: number }
+  | { readonly kind: "failure"; readonly error: unknown; readonly start: number | null; readonly stop: number | null }
+  | { readonly kind: "reschedule" }
+  | { readonly kind: "aborted" };
+
+type GatherOutcome =
+  | { readonly kind: "success"; readonly data: Readonly<Record<Key, unknown>> }
+  | { readonly kind: "busy" }
+  | { readonly kind: "network-failure"; readonly error: unknown }
+  | { readonly kind: "failure"; readonly error: unknown }
+  | { readonly kind: "aborted" };
+
+export interface ServeMetricsOptions {
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Default "127.0.0.1" (never all interfaces unless asked). */
+  host?: string;
+}
+
+export interface MetricsServer {
+  /** e.g. "http://127.0.0.1:39123/metrics". */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export interface CloseOptions {
+  /** Seconds (on the worker clock) to wait for aborted work to wind down (default 30). */
+  timeout?: number;
+}
+
+const DEFAULT_RETRY_BUSY_DELAY = 0.15;
+const DEFAULT_GET_DATA_BUSY_LIMIT = 10;
+const DEFAULT_MEMORY_TARGET_FRACTION = 0.6;
+
+const STIMULUS_NAMES = new Map<string, string>();
+
+/** "ComputeTaskEvent" → "compute-task". */
+function stimulusName(kind: string): string {
+  let name = STIMULUS_NAMES.get(kind);
+  if (name === undefined) {
+    name = kind
+      .replace(/Event$/, "")
+      .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+      .toLowerCase();
+    STIMULUS_NAMES.set(kind, name);
+  }
+  return name;
+}
+
+/** Latest end among a root's children: synchronous spill with a modelled duration can end "in the future". */
+function latestChildEnd(root: Span, floor: number): number {
+  let latest = floor;
+  for (const child of root.children) {
+    const end = child.endTime;
+    if (end !== undefined && end > latest) latest = end;
+  }
+  return latest;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  try {
+    return `non-Error thrown: ${typeof error === "string" ? error : JSON.stringify(error)}`;
+  } catch {
+    return `non-Error thrown: ${String(error)}`;
+  }
+}
+
+function stackText(error: unknown): string {
+  return error instanceof Error && typeof error.stack === "string" ? error.stack : "";
+}
+
+function checkPositive(value: number, name: string, integer: boolean): number {
+  if (typeof value !== "number" || !(value > 0) || (integer && !Number.isInteger(value)) || !Number.isFinite(value)) {
+    throw new RangeError(`Worker option ${name} must be a ${integer ? "positive integer" : "positive finite number"}, got ${String(value)}`);
+  }
+  return value;
+}
+
+export class Worker implements DataServer {
+  readonly address: string;
+  readonly state: WorkerState;
+  /** What the WorkerState writes to: the data store, with accesses outside spans attributed. */
+  readonly data: WorkerDataStore;
+  /** The default SpillBuffer (null when a custom `data` store was given). */
+  readonly spillBuffer: SpillBuffer | null;
+  readonly clock: WorkerClock;
+  readonly metrics: MetricsStore;
+  readonly spanRegistry: SpanRegistry;
+
+  readonly #executor: Executor;
+  readonly #transport: Transport | undefined;
+  readonly #send: ((message: SendMessageToScheduler) => void) | undefined;
+  readonly #onSpanRecord: ((record: SpanRecord) => void) | undefined;
+  readonly #onError: (error: unknown) => void;
+  readonly #retryBusyDelay: number;
+  readonly #getDataBusyLimit: number;
+  readonly #sizeof: (value: unknown) => number;
+  readonly #ownedStore: LazyFileStore | null;
+  readonly #threads = new Map<Key, number>();
+  readonly #freeThreads: number[] = [];
+  #extraThreads = 0;
+
+  readonly #outstanding = new Set<Work>();
+  readonly #abort = new AbortController();
+  #status: WorkerStatus = "running";
+  #stimulusCount = 0;
+  #idleWaiters: Array<() => void> = [];
+  #servers = new Set<{ close(): Promise<void> }>();
+
+  constructor(options: WorkerOptions) {
+    if (options === null || typeof options !== "object") throw new TypeError("Worker needs an options object with an address");
+    if (typeof options.address !== "string" || options.address === "") {
+      throw new TypeError(`Worker option address must be a non-empty string, got ${String(options.address)}`);
+    }
+    this.address = options.address;
+    const nthreads = checkPositive(options.nthreads ?? 1, "nthreads", true);
+    for (let slot = nthreads - 1; slot >= 0; slot--) this.#freeThreads.push(slot);
+    this.clock = options.clock ?? new RealClock();
+    this.#executor = options.executor ?? new RealExecutor();
+    this.#transport = options.transport;
+    this.#send = options.send;
+    this.#onSpanRecord = options.onSpanRecord;
+    this.#onError =
+      options.onError ??
+      ((error) => {
+        queueMicrotask(() => {
+          throw error;
+        });
+      });
+    this.#retryBusyDelay = options.retryBusyDelay ?? DEFAULT_RETRY_BUSY_DELAY;
+    if (!(this.#retryBusyDelay >= 0)) throw new RangeError(`Worker option retryBusyDelay must be ≥ 0 seconds, got ${this.#retryBusyDelay}`);
+    this.#getDataBusyLimit = checkPositive(options.getDataBusyLimit ?? DEFAULT_GET_DATA_BUSY_LIMIT, "getDataBusyLimit", true);
+    this.#sizeof = options.sizeof ?? workerSizeof;
+    this.spanRegistry = options.spanRegistry ?? new SpanRegistry();
+    this.metrics = new MetricsStore({ inProgress: () => this.#inProgressIncrements() });
+
+    let inner: WorkerDataStore;
+    if (options.data !== undefined) {
+      inner = options.data;
+      this.spillBuffer = null;
+      this.#ownedStore = null;
+    } else {
+      const memoryLimit = options.memoryLimit ?? null;
+      const fraction = options.memoryTargetFraction ?? DEFAULT_MEMORY_TARGET_FRACTION;
+      if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`Worker option memoryTargetFraction must be in (0, 1], got ${fraction}`);
+      if (memoryLimit !== null && !(memoryLimit >= 0)) throw new RangeError(`Worker option memoryLimit must be bytes ≥ 0 or null, got ${memoryLimit}`);
+      const target = memoryLimit === null ? Infinity : Math.floor(memoryLimit * fraction);
+      const spill = options.spill ?? {};
+      const ownsStore = spill.store === undefined;
+      this.#ownedStore = ownsStore ? new LazyFileStore(spill.directory) : null;
+      const { directory: _directory, ...rest } = spill;
+      this.spillBuffer = new SpillBuffer({
+        sizeof: this.#sizeof,
+        clock: this.clock,
+        ...rest,
+        target,
+        store: spill.store ?? (this.#ownedStore as LazyFileStore),
+      });
+      inner = this.spillBuffer as unknown as WorkerDataStore;
+    }
+    this.data = new AttributedStore(
+      inner,
+      () => new Span(["unattributed"], { clock: this.clock }),
+      (root) => this.#finishSideRoot(root, "unattributed", null),
+    );
+
+    this.state = new WorkerState({
+      address: this.address,
+      nthreads,
+      data: this.data,
+      validate: options.validate ?? true,
+      threads: this.#threads,
+      sizeof: this.#sizeof,
+      ...(options.resources === undefined ? {} : { resources: options.resources }),
+      ...(options.transferIncomingCountLimit === undefined ? {} : { transferIncomingCountLimit: options.transferIncomingCountLimit }),
+      ...(options.transferIncomingBytesLimit === undefined ? {} : { transferIncomingBytesLimit: options.transferIncomingBytesLimit }),
+      ...(options.transferMessageBytesLimit === undefined ? {} : { transferMessageBytesLimit: options.transferMessageBytesLimit }),
+      ...(options.transitionCounterMax === undefined ? {} : { transitionCounterMax: options.transitionCounterMax }),
+    });
+  }
+
+  get status(): WorkerStatus {
+    return this.#status;
+  }
+
+  /** Async instructions (execute, gather-dep, retry) and get-data requests in progress. */
+  get outstanding(): number {
+    return this.#outstanding.size;
+  }
+
+  /** Thread slot of each executing task (what `TaskFinishedMsg.thread` reports). */
+  get threads(): ReadonlyMap<Key, number> {
+    return this.#threads;
+  }
+
+  // ---- stimuli ---------------------------------------------------------------------------
+
+  /**
+   * Hands events to the state machine (one at a time, in order) and carries out the
+   * instructions: scheduler messages go to `send` synchronously, Execute / GatherDep /
+   * RetryBusyWorkerLater start async work, DigestMetric goes to `metrics`. State-machine
+   * errors propagate to the caller.
+   */
+  handleStimulus(...events: StateMachineEvent[]): void {
+    for (const event of events) {
+      if (event === null || typeof event !== "object" || typeof (event as { kind?: unknown }).kind !== "string") {
+        throw new TypeError(`Worker.handleStimulus: not an event: ${String(event)}`);
+      }
+      this.#handle(event, ["handle-stimulus", stimulusName(event.kind)], "ok", null);
+    }
+  }
+
+  /** Scatter: stores values as if computed here (UpdateDataEvent). */
+  updateData(data: Readonly<Record<Key, unknown>>, options: { stimulusId?: string } = {}): void {
+    this.handleStimulus(UpdateDataEvent({ data, stimulusId: options.stimulusId ?? this.#stimulusId("update-data") }));
+  }
+
+  /** Spills one key like dask's memory monitor (metered under ["memory-monitor"]): evicted weight, or -1. */
+  evict(): number {
+    this.#assertOpen("evict");
+    const root = new Span(["memory-monitor"], { clock: this.clock }).start();
+    let evicted = -1;
+    try {
+      evicted = root.asCurrent(() => this.data.evict?.() ?? -1);
+    } finally {
+      root.setAttribute("outcome", evicted >= 0 ? "ok" : "failed");
+      this.#finishSideRoot(root, "evict", null);
+    }
+    return evicted;
+  }
+
+  #stimulusId(name: string): string {
+    this.#stimulusCount += 1;
+    return `${name}-${this.#stimulusCount}`;
+  }
+
+  #assertOpen(what: string): void {
+    if (this.#status !== "running") throw new Error(`worker ${this.address} is ${this.#status}; cannot ${what}`);
+  }
+
+  /**
+   * One stimulus under a root span named after its cause, so that the spill work of
+   * storing values (and the state machine's own time) is charged to it.
+   */
+  #handle(event: StateMachineEvent, rootName: readonly string[], outcome: Outcome, split: PrefixWeights | null): void {
+    this.#assertOpen(`handle ${event.kind} (stimulus ${event.stimulusId})`);
+    const root = new Span(rootName, { clock: this.clock }).start();
+    let instructions: readonly Instruction[];
+    try {
+      instructions = root.asCurrent(() => this.state.handleStimulus(event));
+      root.setAttribute("outcome", outcome);
+    } catch (error) {
+      root.setAttribute("outcome", "failed");
+      throw error;
+    } finally {
+      // A modelled spill duration may end after now: the root covers it (virtual time does
+      // not advance inside a synchronous stimulus).
+      root.end(latestChildEnd(root, this.clock.now()));
+      if (root.children.length > 0 || root.duration !== 0 || Object.keys(root.metrics).length > 0) {
+        this.#digestRoot(root, event.stimulusId, split);
+        this.#onSpanRecord?.(root.toRecord());
+      }
+    }
+    this.#dispatch(instructions, split);
+  }
+
+  #dispatch(instructions: readonly Instruction[], split: PrefixWeights | null): void {
+    for (const instruction of instructions) {
+      switch (instruction.kind) {
+        case "DigestMetric":
+          this.#digestMetric(instruction, split);
+          break;
+        case "Execute":
+          this.#startExecute(instruction);
+          break;
+        case "GatherDep":
+          this.#startGatherDep(instruction);
+          break;
+        case "RetryBusyWorkerLater":
+          this.#startRetryBusyWorker(instruction);
+          break;
+        default:
+          if (isSchedulerMessage(instruction)) {
+            this.#send?.(instruction);
+            break;
+          }
+          throw new TypeError(
+            `worker ${this.address}: unknown instruction ${JSON.stringify((instruction as { kind?: unknown }).kind)} (stimulus ${String((instruction as { stimulusId?: unknown }).stimulusId)})`,
+          );
+      }
+    }
+  }
+
+  // ---- metrics ---------------------------------------------------------------------------
+
+  #digestMetric(metric: DigestMetric, split: PrefixWeights | null): void {
+    // A CPU-split node always carries both series; an async task (CPU not measured) or a
+    // task that took no wall time reports a zero thread-cpu, which says nothing.
+    if (metric.value === 0 && metric.name[metric.name.length - 2] === "thread-cpu") return;
+    if (split === null) {
+      this.metrics.digest(metric.name, metric.value, metric.outcome ?? "");
+      return;
+    }
+    const parts: MetricIncrement[] = [];
+    splitIncrement(split, metric, parts);
+    for (const part of parts) this.metrics.digest(part.name, part.value, part.outcome ?? "");
+  }
+
+  #digestRoot(root: Span, stimulusId: string, split: PrefixWeights | null): void {
+    for (const metric of toDigestMetrics(root, { stimulusId })) this.#digestMetric(metric, split);
+  }
+
+  /** Ends (if needed) and digests a root that no event carries: side roots and cancelled work. */
+  #finishSideRoot(root: Span, stimulus: string, split: PrefixWeights | null): void {
+    if (root.isRecording()) root.end(latestChildEnd(root, this.clock.now()));
+    this.#digestRoot(root, this.#stimulusId(stimulus), split);
+    this.#onSpanRecord?.(root.toRecord());
+  }
+
+  /** Increments accrued by open roots since the previous collection (split where due). */
+  #inProgressIncrements(): MetricIncrement[] {
+    const now = this.clock.now();
+    const out: MetricIncrement[] = [...this.spanRegistry.scrape(now)];
+    for (const work of this.#outstanding) {
+      if (work.registry === null) continue;
+      for (const metric of work.registry.scrape(now)) splitIncrement(work.split, metric, out);
+    }
+    return out;
+  }
+
+  /** Cumulative fine metrics including work in progress up to now (never counted twice). */
+  scrape(): MetricEntry[] {
+    return this.metrics.scrape();
+  }
+
+  /** Deltas since the previous heartbeat, including work in progress up to now. */
+  heartbeat(): MetricEntry[] {
+    return this.metrics.takeSinceHeartbeat();
+  }
+
+  /** Gauges of the task states and the data store, for Prometheus. */
+  gauges(): WorkerGauges {
+    const tasks: Record<string, number> = {};
+    const spill = this.spillBuffer;
+    for (const ts of this.state.tasks.values()) {
+      const state = ts.state === "memory" && spill !== null && spill.slow.has(ts.key) ? "disk" : ts.state;
+      tasks[state] = (tasks[state] ?? 0) + 1;
+    }
+    const inProgress: Record<string, number> = { execute: 0, "gather-dep": 0, "get-data": 0, "retry-busy-worker": 0 };
+    for (const work of this.#outstanding) inProgress[work.kind] = (inProgress[work.kind] ?? 0) + 1;
+    if (spill === null) return { tasks, inProgress };
+    return {
+      tasks,
+      inProgress,
+      memory: { managed: spill.fast.totalWeight, spilled: spill.slow.totalWeight.disk },
+      keys: { memory: spill.fast.size, disk: spill.slow.size },
+    };
+  }
+
+  /** Prometheus text exposition of fine metrics (incl. in-progress), task-state and spill gauges. */
+  prometheus(): string {
+    return formatFamilies([...fineMetricFamilies(this.scrape()), ...workerGaugeFamilies(this.gauges())]);
+  }
+
+  /** Serves `prometheus()` at GET /metrics over HTTP, bound to 127.0.0.1 unless told otherwise. */
+  async serveMetrics(options: ServeMetricsOptions = {}): Promise<MetricsServer> {
+    const host = options.host ?? "127.0.0.1";
+    const port = options.port ?? 0;
+    const server = createServer((request, response) => {
+      const path = (request.url ?? "/").split("?")[0];
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        response.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end("method not allowed\n");
+        return;
+      }
+      if (path !== "/metrics") {
+        response.writeHead(404, { "content-type": "text/plain" }).end("not found: try /metrics\n");
+        return;
+      }
+      let body: string;
+      try {
+        body = this.prometheus();
+      } catch (error) {
+        response.writeHead(500, { "content-type": "text/plain" }).end(`${errorText(error)}\n`);
+        return;
+      }
+      response.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+      response.end(request.method === "HEAD" ? undefined : body);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const bound = (server.address() as AddressInfo).port;
+    const shownHost = host.includes(":") ? `[${host}]` : host;
+    const handle = {
+      url: `http://${shownHost}:${bound}/metrics`,
+      port: bound,
+      close: () =>
+        new Promise<void>((resolve, reject) => {
+          this.#servers.delete(handle);
+          server.closeAllConnections();
+          server.close((error) => (error === undefined ? resolve() : reject(error)));
+        }),
+    };
+    this.#servers.add(handle);
+    return handle;
+  }
+
+  // ---- async work ------------------------------------------------------------------------
+
+  #track(work: Work): void {
+    this.#outstanding.add(work);
+  }
+
+  /** Marks work finished; false when it already was (close() got there first). */
+  #settle(work: Work): boolean {
+    if (work.settled) return false;
+    work.settled = true;
+    this.#outstanding.delete(work);
+    if (this.#outstanding.size === 0 && this.#idleWaiters.length > 0) {
+      const waiters = this.#idleWaiters;
+      this.#idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+    return true;
+  }
+
+  /** Resolves when no async work is outstanding (with a VirtualClock, while its driver runs). */
+  idle(): Promise<void> {
+    if (this.#outstanding.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Records work that ends without an event (worker closing): its metrics count as cancelled. */
+  #cancelWork(work: Work): void {
+    const root = work.root;
+    if (root !== null && root.isRecording()) {
+      root.setAttribute("outcome", "cancelled");
+      this.#finishSideRoot(root, `cancelled-${work.kind}`, work.split);
+    }
+    if (work.key !== null) this.#releaseThread(work.key);
+  }
+
+  #internalError(error: unknown, work: Work): void {
+    this.#onError(
+      error instanceof Error
+        ? error
+        : new Error(`worker ${this.address}: unexpected failure in ${work.kind}: ${errorText(error)}`),
+    );
+  }
+
+  #acquireThread(key: Key): number {
+    const slot = this.#freeThreads.pop() ?? this.state.nthreads + this.#extraThreads++;
+    this.#threads.set(key, slot);
+    return slot;
+  }
+
+  #releaseThread(key: Key): void {
+    const slot = this.#threads.get(key);
+    if (slot === undefined) return;
+    this.#threads.delete(key);
+    if (slot < this.state.nthreads) this.#freeThreads.push(slot);
+    else this.#extraThreads--;
+  }
+
+  // ---- Execute ---------------------------------------------------------------------------
+
+  #startExecute(instruction: Execute): void {
+    const ts = this.state.tasks.get(instruction.key);
+    if (ts === undefined) {
+      throw new Error(`worker ${this.address}: Execute for unknown task ${JSON.stringify(instruction.key)} (stimulus ${instruction.stimulusId})`);
+    }
+    const thread = this.#acquireThread(ts.key);
+    // Explicitly a root (no parent), whatever span is current: no pile-up (dask #7949).
+    const root = new Span(["execute", ts.prefix], {
+      parent: null,
+      clock: this.clock,
+      registry: this.spanRegistry,
+      attributes: { key: ts.key, thread },
+    }).start();
+    const work: Work = { kind: "execute", root, split: null, registry: null, key: ts.key, settled: false };
+    this.#track(work);
+    const runId = ts.runId;
+    root
+      .asCurrent(() => this.#runExecute(ts, root))
+      .then(
+        (outcome) => this.#finishExecute(work, ts.key, runId, outcome),
+        (error: unknown) => {
+          if (this.#settle(work)) this.#cancelWork(work);
+          this.#internalError(error, work);
+        },
+      );
+  }
+
+  async #runExecute(ts: TaskState, root: Span): Promise<ExecuteOutcome> {
+    const signal = this.#abort.signal;
+    // Start on a later turn, like an asyncio task: the stimulus that emitted Execute
+    // finishes dispatching first.
+    await undefined;
+    if (signal.aborted) return { kind: "aborted" };
+    const key = ts.key;
+    const dependencies = new Map<Key, unknown>();
+    try {
+      for (const dep of ts.dependencies) {
+        if (!this.data.has(dep.key)) {
+          throw new Error(
+            `dependency ${JSON.stringify(dep.key)} of task ${JSON.stringify(key)} is not in memory on worker ${this.address} (state ${dep.state}); it was released before the task could read it (dask #6893)`,
+          );
+        }
+        dependencies.set(dep.key, this.data.get(dep.key));
+      }
+    } catch (error) {
+      return { kind: "failure", error, start: null, stop: null };
+    }
+    const behind = latestChildEnd(root, 0) - this.clock.now();
+    if (behind > 0) {
+      try {
+        await this.clock.sleep(behind, signal);
+      } catch {
+        return { kind: "aborted" };
+      }
+    }
+    const start = this.clock.now();
+    try {
+      const result = await this.#executor.execute(
+        { key, prefix: ts.prefix, runId: ts.runId, runSpec: ts.runSpec, dependencies },
+        { span: root, clock: this.clock, signal },
+      );
+      const stop = this.clock.now();
+      const nbytes = result.nbytes ?? this.#sizeof(result.value);
+      return { kind: "success", value: result.value, nbytes, type: result.type ?? null, start, stop };
+    } catch (error) {
+      if (signal.aborted) return { kind: "aborted" };
+      if (error instanceof Reschedule) return { kind: "reschedule" };
+      return { kind: "failure", error, start, stop: this.clock.now() };
+    }
+  }
+
+  #finishExecute(work: Work, key: Key, runId: number, outcome: ExecuteOutcome): void {
+    if (!this.#settle(work)) return;
+    const root = work.root as Span;
+    if (outcome.kind === "aborted" || this.#status !== "running") {
+      this.#cancelWork(work);
+      return;
+    }
+    const ts = this.state.tasks.get(key);
+    const discarded = ts === undefined || ts.state === "cancelled";
+    const coarse: Outcome =
+      outcome.kind === "success" ? (discarded ? "cancelled" : "ok") : outcome.kind === "failure" ? (discarded ? "cancelled" : "failed") : "cancelled";
+    root.setAttribute("outcome", coarse);
+    // Ended when handling of the done event begins: the event-loop delay lands in `other`.
+    root.end();
+    const span = root.toRecord();
+    this.#onSpanRecord?.(span);
+    let event: StateMachineEvent;
+    switch (outcome.kind) {
+      case "success":
+        event = ExecuteSuccessEvent({
+          key,
+          runId,
+          value: outcome.value,
+          start: outcome.start,
+          stop: outcome.stop,
+          nbytes: outcome.nbytes,
+          type: outcome.type,
+          span,
+          stimulusId: this.#stimulusId("execute-success"),
+        });
+        break;
+      case "failure":
+        event = ExecuteFailureEvent({
+          key,
+          runId,
+          start: outcome.start,
+          stop: outcome.stop,
+          exception: outcome.error,
+          traceback: stackText(outcome.error) || null,
+          exceptionText: errorText(outcome.error),
+          tracebackText: stackText(outcome.error),
+          span,
+          stimulusId: this.#stimulusId("execute-failure"),
+        });
+        break;
+      case "reschedule":
+        event = RescheduleEvent({ key, span, stimulusId: this.#stimulusId("reschedule") });
+        break;
+    }
+    try {
+      this.#handle(event, root.name, coarse, null);
+    } catch (error) {
+      this.#internalError(error, work);
+    } finally {
+      this.#releaseThread(key);
+    }
+  }
+
+  // ---- GatherDep -------------------------------------------------------------------------
+
+  #startGatherDep(instruction: GatherDep): void {
+    const split = prefixWeights(
+      "gather-dep",
+      instruction.toGather.map((key) => {
+        const ts = this.state.tasks.get(key);
+        return [ts?.prefix ?? keySplit(key), ts?.getNbytes() ?? 0] as const;
+      }),
+    );
+    const registry = new SpanRegistry();
+    const root = new Span(["gather-dep"], {
+      parent: null,
+      clock: this.clock,
+      registry,
+      attributes: { worker: instruction.worker, keys: instruction.toGather.length, totalNbytes: instruction.totalNbytes },
+    }).start();
+    const work: Work = { kind: "gather-dep", root, split, registry, key: null, settled: false };
+    this.#track(work);
+    root
+      .asCurrent(() => this.#runGatherDep(instruction, root))
+      .then(
+        (outcome) => this.#finishGatherDep(work, instruction, outcome),
+        (error: unknown) => {
+          if (this.#settle(work)) this.#cancelWork(work);
+          this.#internalError(error, work);
+        },
+      );
+  }
+
+  async #runGatherDep(instruction: GatherDep, root: Span): Promise<GatherOutcome> {
+    const signal = this.#abort.signal;
+    await undefined;
+    if (signal.aborted) return { kind: "aborted" };
+    const transport = this.#transport;
+    try {
+      if (transport === undefined) {
+        throw new NetworkError(`worker ${this.address} has no transport to reach ${instruction.worker}`, { peer: instruction.worker });
+      }
+      const response: GetDataResponse = await transport.getData(instruction.worker, instruction.toGather, {
+        who: this.address,
+        signal,
+        span: root,
+      });
+      if (response.status === "busy") return { kind: "busy" };
+      if (response.status !== "OK") throw new Error(`peer ${instruction.worker} answered with status ${JSON.stringify((response as { status?: unknown }).status)}`);
+      return { kind: "success", data: response.data };
+    } catch (error) {
+      if (signal.aborted) return { kind: "aborted" };
+      if (error instanceof NetworkError) return { kind: "network-failure", error };
+      return { kind: "failure", error };
+    }
+  }
+
+  #gatherOutcome(outcome: GatherOutcome): Outcome {
+    switch (outcome.kind) {
+      case "busy":
+        return "busy";
+      case "network-failure":
+      case "failure":
+        return "failed";
+      case "aborted":
+        return "cancelled";
+      case "success": {
+        let received = false;
+        for (const key in outcome.data) {
+          received = true;
+          const state = this.state.tasks.get(key)?.state;
+          // flight and resumed(flight→waiting) store the value; cancelled discards it
+          if (state === "flight" || state === "resumed") return "ok";
+        }
+        return received ? "cancelled" : "missing";
+      }
+    }
+  }
+
+  #finishGatherDep(work: Work, instruction: GatherDep, outcome: GatherOutcome): void {
+    if (!this.#settle(work)) return;
+    const root = work.root as Span;
+    if (outcome.kind === "aborted" || this.#status !== "running") {
+      this.#cancelWork(work);
+      return;
+    }
+    const coarse = this.#gatherOutcome(outcome);
+    root.setAttribute("outcome", coarse);
+    root.end();
+    const span = root.toRecord();
+    this.#onSpanRecord?.(span);
+    const worker = instruction.worker;
+    const totalNbytes = instruction.totalNbytes;
+    let event: StateMachineEvent;
+    switch (outcome.kind) {
+      case "success":
+        event = GatherDepSuccessEvent({ worker, totalNbytes, data: outcome.data, span, stimulusId: this.#stimulusId("gather-dep-success") });
+        break;
+      case "busy":
+        event = GatherDepBusyEvent({ worker, totalNbytes, span, stimulusId: this.#stimulusId("gather-dep-busy") });
+        break;
+      case "network-failure":
+        event = GatherDepNetworkFailureEvent({ worker, totalNbytes, span, stimulusId: this.#stimulusId("gather-dep-network-failure") });
+        break;
+      case "failure":
+        event = GatherDepFailureEvent({
+          worker,
+          totalNbytes,
+          exception: outcome.error,
+          traceback: stackText(outcome.error) || null,
+          exceptionText: errorText(outcome.error),
+          tracebackText: stackText(outcome.error),
+          span,
+          stimulusId: this.#stimulusId("gather-dep-failure"),
+        });
+        break;
+    }
+    try {
+      this.#handle(event, root.name, coarse, work.split);
+    } catch (error) {
+      this.#internalError(error, work);
+    }
+  }
+
+  // ---- RetryBusyWorkerLater ----------------------------------------------------------------
+
+  #startRetryBusyWorker(instruction: RetryBusyWorkerLater): void {
+    const work: Work = { kind: "retry-busy-worker", root: null, split: null, registry: null, key: null, settled: false };
+    this.#track(work);
+    this.clock.sleep(this.#retryBusyDelay, this.#abort.signal).then(
+      () => {
+        if (!this.#settle(work) || this.#status !== "running") return;
+        try {
+          this.#handle(
+            RetryBusyWorkerEvent({ worker: instruction.worker, stimulusId: this.#stimulusId("retry-busy-worker") }),
+            ["handle-stimulus", "retry-busy-worker"],
+            "ok",
+            null,
+          );
+        } catch (error) {
+          this.#internalError(error, work);
+        }
+      },
+      () => {
+        this.#settle(work);
+      },
+    );
+  }
+
+  // ---- serving peers -----------------------------------------------------------------------
+
+  /**
+   * Serves a peer's request for `keys` (dask's get_data), metered under a ["get-data"]
+   * root: reading the values (memory-read / disk-read / deserialize), then `send` (the
+   * transport's serialize / network). Answers busy when `getDataBusyLimit` requests are
+   * already being served. Keys not in memory are left out of the reply.
+   */
+  async getData(keys: readonly Key[], options: GetDataServeOptions): Promise<GetDataResponse> {
+    if (this.#status !== "running") throw new NetworkError(`worker ${this.address} is ${this.#status}`, { peer: this.address });
+    let serving = 0;
+    for (const work of this.#outstanding) if (work.kind === "get-data") serving++;
+    const registry = new SpanRegistry();
+    const root = new Span(["get-data"], {
+      parent: null,
+      clock: this.clock,
+      registry,
+      attributes: { who: options.who, keys: keys.length },
+    }).start();
+    if (serving >= this.#getDataBusyLimit) {
+      root.setAttribute("outcome", "busy");
+      this.#finishSideRoot(root, "get-data-busy", prefixWeights("get-data", keys.map((key) => [this.#prefixOf(key), 0] as const)));
+      return { status: "busy" };
+    }
+    const items: Array<readonly [string, number]> = [];
+    const data: Record<Key, unknown> = {};
+    const nbytes: Record<Key, number> = {};
+    let totalBytes = 0;
+    // Weights are set once the values are read (the stored sizes); until then the split uses key counts.
+    let split = prefixWeights("get-data", keys.map((key) => [this.#prefixOf(key), 0] as const));
+    const work: Work = { kind: "get-data", root, split, registry, key: null, settled: false };
+    this.#track(work);
+    const signal = options.signal === undefined ? this.#abort.signal : AbortSignal.any([options.signal, this.#abort.signal]);
+    let outcome: Outcome = "failed";
+    try {
+      await root.asCurrent(async () => {
+        for (const key of keys) {
+          if (!this.data.has(key)) continue;
+          const value = this.data.get(key);
+          const size = this.state.tasks.get(key)?.nbytes ?? this.#sizeof(value);
+          data[key] = value;
+          nbytes[key] = size;
+          totalBytes += size;
+          items.push([this.#prefixOf(key), size]);
+        }
+        const behind = latestChildEnd(root, 0) - this.clock.now();
+        if (behind > 0) await this.clock.sleep(behind, signal);
+        if (options.send !== undefined) await options.send({ data, nbytes, totalBytes, span: root, signal });
+      });
+      outcome = items.length === 0 && keys.length > 0 ? "missing" : "ok";
+    } catch (error) {
+      outcome = signal.aborted ? "cancelled" : "failed";
+      // to the requesting peer, a server that closes mid-reply is a dropped connection
+      if (this.#abort.signal.aborted) throw new NetworkError(`worker ${this.address} closed while serving`, { peer: this.address, cause: error });
+      throw error;
+    } finally {
+      if (items.length > 0) split = prefixWeights("get-data", items);
+      if (this.#settle(work) && root.isRecording()) {
+        root.setAttribute("outcome", outcome);
+        this.#finishSideRoot(root, "get-data", split);
+      }
+    }
+    return { status: "OK", data, nbytes };
+  }
+
+  #prefixOf(key: Key): string {
+    return this.state.tasks.get(key)?.prefix ?? keySplit(key);
+  }
+
+  // ---- closing -----------------------------------------------------------------------------
+
+  /**
+   * Aborts outstanding work (its AbortSignal fires), waits up to `timeout` seconds on the
+   * worker clock for it to wind down, and records the metrics of whatever was aborted as
+   * cancelled. Stored data stays readable (`worker.data`); `spillBuffer.close()` removes
+   * spill files. Idempotent.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    if (this.#status !== "running") return;
+    const timeout = options.timeout ?? 30;
+    this.#status = "closing";
+    this.#abort.abort(new WorkerClosedError(this.address));
+    if (this.#outstanding.size > 0) {
+      let timer: TimerHandle | undefined;
+      await Promise.race([
+        this.idle(),
+        new Promise<void>((resolve) => {
+          timer = this.clock.setTimer(this.clock.now() + timeout, resolve);
+        }),
+      ]);
+      timer?.cancel();
+    }
+    for (const work of [...this.#outstanding]) {
+      if (this.#settle(work)) this.#cancelWork(work);
+    }
+    await Promise.all([...this.#servers].map((server) => server.close()));
+    this.#status = "closed";
+  }
+}

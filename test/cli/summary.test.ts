@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { createStyle, stripAnsi } from "../../src/cli/format/color.js";
+import { formatSummary } from "../../src/cli/summary.js";
+import { sampleReport } from "./fixtures.js";
+
+describe("formatSummary", () => {
+  const text = formatSummary(sampleReport());
+
+  it("leads with the configuration and the key figures in human units", () => {
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("spanwork run · fixture · 2 workers × 2 threads · memory limit 256 MiB · network latency-bandwidth · seed 1");
+    expect(text).toContain("makespan    4.00 s (simulated)");
+    expect(text).toContain("throughput  2.50 tasks/s over 10 tasks");
+    expect(text).toContain("transfers   48.0 MiB in 6 transfers");
+    expect(text).toContain("spill       64.0 MiB written (16 writes), 16.0 MiB read back (4 reads)");
+    expect(text).toContain("faults      none");
+  });
+
+  it("states completion", () => {
+    expect(text).toContain("✔ all 10 tasks finished: 9 in memory, 1 erred, 0 lost");
+    const incomplete = formatSummary(sampleReport({ complete: false, completion: "2 of 10 tasks lost" }));
+    expect(incomplete).toContain("✘ 2 of 10 tasks lost");
+  });
+
+  it("has a row per worker with utilisation and a bar", () => {
+    expect(text).toMatch(/sim:\/\/w0 +2 +81\.3% +█████████▊ +5 +24\.0 MiB +24\.0 MiB +40\.0 MiB +250 MiB/);
+    expect(text).toMatch(/sim:\/\/w1 +2 +50\.0% +██████ +5/);
+  });
+
+  it("tabulates the fine metrics by seconds with shares, bytes, counts and outcomes", () => {
+    const table = text.slice(text.indexOf("Fine performance metrics"));
+    const rows = table.split("\n").filter((line) => /^ {2}(execute|gather-dep|get-data) {2,}/.test(line));
+    expect(rows[0]).toMatch(/^ {2}execute +inc +thread-cpu +ok +12\.5 s +53\.5% +█+/);
+    expect(rows.some((row) => /execute +sum +failed +failed +500 ms/.test(row))).toBe(true);
+    expect(rows.some((row) => /gather-dep +inc +busy +busy +100 ms/.test(row))).toBe(true);
+    expect(rows.some((row) => /get-data +– +network +– +1\.50 s +6\.4% +.+48\.0 MiB +–$/.test(row))).toBe(true);
+    expect(rows.some((row) => /execute +inc +disk-write +ok +800 ms +3\.4% +.+64\.0 MiB +16$/.test(row))).toBe(true);
+    expect(rows.at(-1)).toMatch(/execute +sum +memory-read +ok +– +32\.0 MiB +40$/);
+    expect(table).toContain("total 23.4 s: execute 19.3 s · gather-dep 2.60 s · get-data 1.50 s");
+  });
+
+  it("folds rows beyond the limit into one line that says where the rest is", () => {
+    const short = formatSummary(sampleReport(), { maxMetricRows: 3, maxWorkerRows: 1 });
+    expect(short).toContain("… 7 smaller rows (");
+    expect(short).toContain("every row is in --json");
+    expect(short).toContain("… 1 more worker, mean utilisation 50.0% (all workers are in --json)");
+  });
+
+  it("lists faults and marks dead workers", () => {
+    const report = sampleReport({
+      faults: [{ time: 1.5, kind: "worker-death", detail: "sim://w1" }],
+      perWorker: sampleReport().perWorker.map((worker, index) => ({ ...worker, died: index === 1 })),
+    });
+    const withFaults = formatSummary(report);
+    expect(withFaults).toContain("faults      1 injected");
+    expect(withFaults).toContain("· 1.50 s: worker-death (sim://w1)");
+    expect(withFaults).toContain("sim://w1 (died)");
+  });
+
+  it("uses colour only when asked, and the text is the same without it", () => {
+    const coloured = formatSummary(sampleReport(), { style: createStyle(true) });
+    expect(coloured).toContain("\u001b[");
+    expect(text).not.toContain("\u001b[");
+    expect(stripAnsi(coloured)).toBe(text);
+  });
+});

@@ -1,0 +1,150 @@
+import fc from "fast-check";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FileStore, SpillBuffer, spillFileName } from "../../src/spill/index.js";
+import { RecordingLogger } from "./helpers.js";
+
+let parent: string;
+const stores: FileStore[] = [];
+
+beforeEach(() => {
+  parent = fs.mkdtempSync(path.join(os.tmpdir(), "spill-test-"));
+});
+
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  fs.rmSync(parent, { recursive: true, force: true });
+});
+
+function open(options: ConstructorParameters<typeof FileStore>[0] = {}): FileStore {
+  const store = new FileStore({ directory: parent, ...options });
+  stores.push(store);
+  return store;
+}
+
+describe("spillFileName", () => {
+  it("never escapes the directory, whatever the key (fast-check)", () => {
+    const dir = path.join(parent, "spill");
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.string({ unit: "grapheme", maxLength: 300 }), fc.constantFrom("", ".", "..", "../x", "/etc/passwd", "a/../../b", "C:\\x", "\0", "x".repeat(10_000))), (key) => {
+        const name = spillFileName(key);
+        expect(name).toMatch(/^s-[a-z0-9_.-]{0,40}-[0-9a-f]{64}$/);
+        expect(name.length).toBeLessThanOrEqual(107);
+        expect(name).not.toBe(".");
+        expect(name).not.toBe("..");
+        const full = path.join(dir, name);
+        expect(path.dirname(full)).toBe(dir);
+        expect(path.basename(full)).toBe(name);
+      }),
+      { numRuns: 500, seed: 7 },
+    );
+  });
+
+  it("distinct keys get distinct names, even compared case-insensitively (fast-check)", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ unit: "binary", maxLength: 60 }), { minLength: 2, maxLength: 30 }), (keys) => {
+        const names = keys.map((k) => spillFileName(k).toLowerCase());
+        expect(new Set(names).size).toBe(keys.length);
+      }),
+      { numRuns: 200, seed: 11 },
+    );
+    expect(spillFileName("Key")).not.toBe(spillFileName("key"));
+    expect(spillFileName("Key").toLowerCase()).not.toBe(spillFileName("key").toLowerCase());
+    expect(spillFileName("1")).not.toBe(spillFileName(" 1"));
+  });
+
+  it("keeps a readable prefix", () => {
+    expect(spillFileName("inc-123")).toMatch(/^s-inc-123-[0-9a-f]{64}$/);
+    expect(spillFileName("('x', 0)")).toMatch(/^s-__x___0_-[0-9a-f]{64}$/);
+  });
+});
+
+describe("FileStore", () => {
+  it("writes into a private 0700 directory under the given one and removes it on close", () => {
+    const store = open();
+    expect(path.dirname(store.path)).toBe(parent);
+    expect(fs.statSync(store.path).mode & 0o777).toBe(0o700);
+    store.write("../../evil", new Uint8Array([1, 2, 3]));
+    expect(fs.readdirSync(store.path)).toEqual([spillFileName("../../evil")]);
+    expect(fs.readdirSync(parent)).toEqual([path.basename(store.path)]);
+    expect([...store.read("../../evil")]).toEqual([1, 2, 3]);
+    store.delete("../../evil");
+    store.delete("../../evil"); // a missing file is not an error
+    expect(fs.readdirSync(store.path)).toEqual([]);
+    store.close();
+    store.close();
+    expect(fs.existsSync(store.path)).toBe(false);
+    expect(() => store.read("x")).toThrow(/is closed/);
+  });
+
+  it("creates a missing parent directory", () => {
+    const store = open({ directory: path.join(parent, "a", "b") });
+    store.write("k", new Uint8Array([9]));
+    expect([...store.read("k")]).toEqual([9]);
+  });
+
+  it("writes atomically: a crash between write and rename leaves the old value readable and no file named after the key", () => {
+    const crash = new Error("simulated crash before rename");
+    let crashing = false;
+    const store = open({
+      fsync: true,
+      fs: {
+        renameSync: (from, to) => {
+          if (crashing) throw crash;
+          fs.renameSync(from, to);
+        },
+        // A real crash runs no cleanup: keep the temp file to look at it.
+        unlinkSync: (file) => {
+          if (!crashing) fs.unlinkSync(file);
+        },
+      },
+    });
+    store.write("k", new Uint8Array([1, 1, 1]));
+    crashing = true;
+    expect(() => store.write("k", new Uint8Array([2, 2, 2, 2]))).toThrow(crash);
+    expect(() => store.write("new", new Uint8Array([3]))).toThrow(crash);
+    crashing = false;
+    // The old value is intact; the torn write is only a temp file that is no key's file.
+    expect([...store.read("k")]).toEqual([1, 1, 1]);
+    expect(() => store.read("new")).toThrow(/ENOENT/);
+    const files = fs.readdirSync(store.path).sort();
+    expect(files.filter((f) => !f.startsWith(".tmp-"))).toEqual([spillFileName("k")]);
+    expect(files.filter((f) => f.startsWith(".tmp-")).length).toBe(2);
+  });
+
+  it("removes the temp file when a write fails (disk full)", () => {
+    const store = open({
+      fs: {
+        writeSync: () => {
+          throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+        },
+      },
+    });
+    expect(() => store.write("k", new Uint8Array(10))).toThrow(/ENOSPC/);
+    expect(fs.readdirSync(store.path)).toEqual([]);
+  });
+
+  it("is the SpillBuffer's default store: files appear and go, the directory goes on close", () => {
+    const buf = new SpillBuffer({ target: 100, directory: parent, logger: new RecordingLogger() });
+    const dirs = fs.readdirSync(parent);
+    expect(dirs.length).toBe(1);
+    const dir = path.join(parent, dirs[0]!);
+    const big = new Uint8Array(1000).fill(5);
+    buf.set("../big", big);
+    expect(fs.readdirSync(dir)).toEqual([spillFileName("../big")]);
+    expect(buf.get("../big")).toEqual(big);
+    buf.set("small", "s");
+    buf.delete("../big");
+    expect(fs.readdirSync(dir)).toEqual([]);
+    buf.set("big2", big);
+    fs.writeFileSync(path.join(dir, spillFileName("big2")), "garbage!");
+    expect(() => buf.get("big2")).toThrow(/Failed to read spilled key 'big2': the spill file holds 8 bytes/);
+    fs.rmSync(path.join(dir, spillFileName("big2")));
+    expect(() => buf.get("big2")).toThrow(/Failed to read spilled key 'big2': the spill store failed: ENOENT/);
+    expect(buf.slow.has("big2")).toBe(true);
+    buf.close();
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+});

@@ -1,0 +1,115 @@
+import type { Serializer, SpillLogger, SpillStore } from "../../src/spill/index.js";
+
+/** A clock tests move by hand. */
+export class FakeClock {
+  t = 0;
+  now(): number {
+    return this.t;
+  }
+  advance(seconds: number): void {
+    this.t += seconds;
+  }
+}
+
+export interface LogEntry {
+  level: "warn" | "error";
+  message: string;
+  error: unknown;
+}
+
+/** Collects what the SpillBuffer logs. */
+export class RecordingLogger implements SpillLogger {
+  readonly entries: LogEntry[] = [];
+  warn(message: string, error?: unknown): void {
+    this.entries.push({ level: "warn", message, error });
+  }
+  error(message: string, error?: unknown): void {
+    this.entries.push({ level: "error", message, error });
+  }
+  messages(): string[] {
+    return this.entries.map((e) => e.message);
+  }
+  clear(): void {
+    this.entries.length = 0;
+  }
+}
+
+/**
+ * An in-memory slow tier with fault sites: `writeError`/`readError` make the next calls
+ * throw; `writeSeconds`/`readSeconds` make it report modelled durations.
+ */
+export class MemoryStore implements SpillStore {
+  readonly files = new Map<string, Uint8Array>();
+  writeError: Error | null = null;
+  readError: Error | null = null;
+  deleteError: Error | null = null;
+  writeSeconds: number | undefined;
+  readSeconds: number | undefined;
+  writes = 0;
+  reads = 0;
+  deletes = 0;
+
+  read(key: string): Uint8Array | { bytes: Uint8Array; seconds: number } {
+    this.reads++;
+    if (this.readError) throw this.readError;
+    const bytes = this.files.get(key);
+    if (bytes === undefined) throw Object.assign(new Error(`ENOENT: no spilled data for ${key}`), { code: "ENOENT" });
+    return this.readSeconds === undefined ? bytes : { bytes, seconds: this.readSeconds };
+  }
+
+  write(key: string, bytes: Uint8Array): void | { seconds: number } {
+    this.writes++;
+    if (this.writeError) throw this.writeError;
+    this.files.set(key, bytes.slice());
+    return this.writeSeconds === undefined ? undefined : { seconds: this.writeSeconds };
+  }
+
+  delete(key: string): void {
+    this.deletes++;
+    if (this.deleteError) throw this.deleteError;
+    this.files.delete(key);
+  }
+}
+
+export function osError(code: string, message: string): Error {
+  return Object.assign(new Error(`${code}: ${message}`), { code });
+}
+
+/**
+ * Strings only, stored as UTF-8 after `overhead` padding bytes (like pickle's header), so
+ * disk sizes are predictable: disk = overhead + length for ASCII. Anything else fails.
+ */
+export function textSerializer(overhead = 0): Serializer {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  return {
+    dump(value) {
+      if (typeof value !== "string") throw new TypeError(`cannot serialize ${typeof value}`);
+      const body = encoder.encode(value);
+      const out = new Uint8Array(overhead + body.byteLength);
+      out.set(body, overhead);
+      return out;
+    },
+    load(bytes) {
+      return decoder.decode(bytes.subarray(overhead));
+    },
+  };
+}
+
+/** Python-like sizeof for strings (49 + length), used by dask's scenarios. */
+export function pySizeof(value: unknown): number {
+  if (typeof value === "string") return 49 + value.length;
+  if (typeof value === "object" && value !== null && "size" in value) return Number((value as { size: unknown }).size);
+  return 16;
+}
+
+/** A value that refuses to serialize with any serializer used here, with a chosen sizeof. */
+export class Bad {
+  constructor(readonly size: number) {}
+  readonly fn = (): number => this.size;
+}
+
+/** Asserts which keys are in which tier, with the values and weights. */
+export function tiers(buf: { fast: { keys(): Iterable<string> }; slow: { keys(): Iterable<string> } }): { fast: string[]; slow: string[] } {
+  return { fast: [...buf.fast.keys()], slow: [...buf.slow.keys()].sort() };
+}
