@@ -81,7 +81,7 @@ Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a ru
     .addOption(debugOption())
     .version(version, "-V, --version", "print the version")
     .action(async (workload: string | undefined, flags: RunFlags) => {
-      exit.code = await runCommand(workload, flags, io, await simulator());
+      exit.code = await runCommand(workload, flags, io, simulator);
     });
 
   program

@@ -35,7 +35,8 @@ const MAX_SIZE = 100_000_000;
 /** Where `--json -` sends the report: stdout, instead of the summary. */
 const STDOUT_PATH = "-";
 
-export async function runCommand(workloadArgument: string | undefined, flags: RunFlags, io: CliIo, simulator: SimulatorApi): Promise<number> {
+/** `loadSimulator` is called only once the options are known to be good, so typos fail fast. */
+export async function runCommand(workloadArgument: string | undefined, flags: RunFlags, io: CliIo, loadSimulator: () => Promise<SimulatorApi>): Promise<number> {
   // Everything the user typed is checked before the run, so a typo never costs a long simulation.
   const options: SimOptions = {};
   if (flags.workers !== undefined) options.workers = parseWholeNumber(flags.workers, "--workers", 1, MAX_WORKERS);
@@ -48,6 +49,7 @@ export async function runCommand(workloadArgument: string | undefined, flags: Ru
   const jsonPath = flags.json !== undefined && !jsonToStdout ? checkOutputPath(flags.json, "--json", io.cwd) : undefined;
   const htmlPath = flags.html !== undefined ? checkOutputPath(flags.html, "--html", io.cwd) : undefined;
   const tracePath = flags.trace !== undefined ? checkOutputPath(flags.trace, "--trace", io.cwd) : undefined;
+  const simulator = await loadSimulator();
   const workload = resolveWorkload(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd);
 
   const progress = createProgressReporter(io.stderr, { enabled: flags.quiet !== true, now: io.now });

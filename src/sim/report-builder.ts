@@ -52,9 +52,10 @@ export class ReportBuilder {
     this.bytesReceived = new Float64Array(addresses.length);
   }
 
-  /** A finished root span of a worker: execute roots become task records. */
+  /** A finished root span of a worker: execute roots (those naming their key; not the roots
+   * of handling their done events) become task records. */
   spanRecord(address: string, record: SpanRecord): void {
-    if (record.name[0] !== "execute") return;
+    if (record.name[0] !== "execute" || record.attributes.key === undefined) return;
     const w = this.workerIndex.get(address)!;
     const duration = record.endTime - record.startTime;
     this.busySeconds[w]! += duration;

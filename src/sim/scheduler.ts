@@ -277,6 +277,12 @@ export class Scheduler {
     view.alive = false;
     view.outbox = [];
     view.openFree = null;
+    // Peers forget the dead worker before anything else they hear.
+    for (let w = 0; w < this.workers.length; w++) {
+      if (w !== worker && this.workers[w]!.alive) {
+        this.enqueue(w, RemoveWorkerEvent({ worker: view.address, stimulusId: this.stimulus("remove-worker") }));
+      }
+    }
     const processing = [...view.processing];
     for (const id of processing) {
       this.dropProcessing(id);
@@ -286,11 +292,6 @@ export class Scheduler {
     for (const id of [...view.hasWhat]) {
       this.dropReplica(id, worker);
       if (this.status[id] === TaskStatus.Memory && this.holders[id] === null) this.lost(id);
-    }
-    for (let w = 0; w < this.workers.length; w++) {
-      if (w !== worker && this.workers[w]!.alive) {
-        this.enqueue(w, RemoveWorkerEvent({ worker: view.address, stimulusId: this.stimulus("remove-worker") }));
-      }
     }
     for (const id of processing) {
       if (this.status[id] !== TaskStatus.Waiting) continue; // already placed again by a recompute

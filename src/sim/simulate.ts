@@ -136,9 +136,15 @@ class SimulationRun {
     this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth });
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(addresses, this.nthreads, options.maxTaskRecords ?? 100_000);
-    this.transport = new SimTransport(this.inner, this.clock, addresses, this.dice, this.networkKind === "instant" ? 0 : latency, this.report, () => {
-      this.lastActivity = this.clock.now();
-    });
+    this.transport = new SimTransport(this.inner, this.clock, addresses, this.dice, this.networkKind === "instant" ? 0 : latency, this.report,
+      () => {
+        this.lastActivity = this.clock.now();
+      },
+      (to) => {
+        this.dirtyMemory.add(to);
+        this.requestTick();
+      },
+    );
     this.memory = new MemoryMonitor(this.memoryLimit, options.memorySamplesPerWorker ?? 500, this.nworkers);
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
@@ -162,6 +168,13 @@ class SimulationRun {
     const disk = new VirtualDisk(this.clock, diskParameters);
     const limit = this.memoryLimit;
     const collectSpans = this.options.collectSpans === true;
+    // Spill warnings (disk full, …) would flood the console: the first of each kind per worker goes to the report.
+    const reported = new Set<string>();
+    const logOnce = (kind: string) => (message: string) => {
+      if (reported.has(kind)) return;
+      reported.add(kind);
+      this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones not reported)`);
+    };
     const worker = new Worker({
       address,
       nthreads: this.nthreads,
@@ -173,6 +186,7 @@ class SimulationRun {
       spill: {
         store: disk,
         serializer: simulatedDataSerializer,
+        logger: { warn: logOnce("spill-warning"), error: logOnce("spill-error") },
         ...(this.options.maxSpill === undefined ? {} : { maxSpill: this.options.maxSpill }),
       },
       validate: this.options.validate ?? false,
@@ -211,6 +225,7 @@ class SimulationRun {
   private receive(worker: number, message: SendMessageToScheduler): void {
     if (message.op !== "request-refresh-who-has") this.lastActivity = this.clock.now();
     this.dirtyMemory.add(worker);
+    this.requestTick();
     this.scheduler.handleMessage(worker, message);
   }
 

@@ -24,6 +24,8 @@ export class SimTransport implements Transport {
     private readonly latency: number,
     private readonly log: TransferLog,
     private readonly onActivity: () => void,
+    /** A request of worker `to` ended (any outcome): its state may need the memory monitor or find-missing. */
+    private readonly onSettled: (to: number) => void,
   ) {
     addresses.forEach((address, i) => this.index.set(address, i));
   }
@@ -34,6 +36,15 @@ export class SimTransport implements Transport {
   }
 
   async getData(fromWorker: string, keys: readonly Key[], options: TransportRequestOptions): Promise<GetDataResponse> {
+    try {
+      return await this.fetch(fromWorker, keys, options);
+    } finally {
+      const to = this.index.get(options.who);
+      if (to !== undefined) this.onSettled(to);
+    }
+  }
+
+  private async fetch(fromWorker: string, keys: readonly Key[], options: TransportRequestOptions): Promise<GetDataResponse> {
     const start = this.clock.now();
     const from = this.index.get(fromWorker) ?? -1;
     const to = this.index.get(options.who) ?? -1;

@@ -5,6 +5,7 @@ import { DigestMetric } from "../state/instructions.js";
 import { collectSeries, seriesValue, type Breakdown, type Series } from "./flatten.js";
 import { fromQuanta, toQuanta } from "./float.js";
 import { OTHER, type SpanTreeNode } from "./types.js";
+import { digestName } from "./segments.js";
 
 export interface DigestOptions {
   readonly stimulusId: string;
@@ -75,7 +76,7 @@ export function toDigestMetrics(spanOrRecord: SpanTreeNode, options: DigestOptio
         value = entry.isTime ? fromQuanta(entry.amount - amountOf(entry, already)) : value - already;
       }
     }
-    const name = entry.path.concat(entry.unit);
+    const name = digestName(entry.path, entry.unit);
     result[i] =
       outcome === undefined
         ? DigestMetric({ name, value, stimulusId })

@@ -8,6 +8,7 @@
 // beyond that), and series keys are only made when a scraped root needs them.
 import { fromQuanta, quantaBetween, toQuanta } from "./float.js";
 import { SECONDS, THREAD_CPU, THREAD_NONCPU, type FlatMetric, type SpanTreeNode } from "./types.js";
+import { appendSegment, appendSegments } from "./segments.js";
 
 /** Separator of series keys: a control character no sane label contains. */
 export const SERIES_SEPARATOR = "\u001f";
@@ -115,7 +116,7 @@ function walk(node: SpanTreeNode, parentPath: readonly string[], isRoot: boolean
   let path: readonly string[];
   if (segments.length === 0) path = parentPath;
   else if (parentPath.length === 0) path = segments;
-  else path = parentPath.concat(segments);
+  else path = appendSegments(parentPath, segments);
   const now = out.now;
   if (start === undefined || (now !== undefined && start > now)) {
     out.cpuOfLastNode = 0;
@@ -139,11 +140,11 @@ function walk(node: SpanTreeNode, parentPath: readonly string[], isRoot: boolean
   let noncpuSeries: Series | undefined;
   if (split) {
     // A split node's own time is two activities under its path, even for a root.
-    cpuSeries = out.add(path.concat(THREAD_CPU), SECONDS, true, 0);
-    noncpuSeries = out.add(path.concat(THREAD_NONCPU), SECONDS, true, 0);
+    cpuSeries = out.add(appendSegment(path, THREAD_CPU), SECONDS, true, 0);
+    noncpuSeries = out.add(appendSegment(path, THREAD_NONCPU), SECONDS, true, 0);
     (out.splits ??= []).push({ cpu: cpuSeries, noncpu: noncpuSeries });
   } else {
-    const own = isRoot && out.rootActivity !== undefined ? path.concat(out.rootActivity) : path;
+    const own = isRoot && out.rootActivity !== undefined ? appendSegment(path, out.rootActivity) : path;
     ownTime = out.add(own, SECONDS, true, 0);
   }
   const metrics = node.metrics;

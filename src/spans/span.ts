@@ -1,7 +1,6 @@
 // The timing span: a node of an OpenTelemetry-shaped tree whose exclusive times add up to
 // the root's duration. Cheap by design (a plain class, lazily allocated collections, no
 // context work unless asked): the worker builds a handful of these per task.
-import { freeze } from "immer";
 import { monotonicClock, processCpuClock } from "./clock.js";
 import { fromQuanta, quantaBetween } from "./float.js";
 import { buildRecord } from "./record.js";
@@ -48,13 +47,31 @@ export interface ChildSpanOptions extends Omit<SpanOptions, "parent" | "registry
 }
 
 const NO_OPTIONS: ChildSpanOptions & SpanOptions = Object.freeze({});
-const EMPTY_ATTRIBUTES: SpanAttributes = freeze({});
-const EMPTY_METRICS: SpanMetrics = freeze({});
-const NO_CHILDREN: readonly Span[] = freeze([] as Span[]);
+const EMPTY_ATTRIBUTES: SpanAttributes = Object.freeze({});
+const EMPTY_METRICS: SpanMetrics = Object.freeze({});
+const NO_CHILDREN: readonly Span[] = Object.freeze([]);
 
 // Single-segment names repeat (activities), so their frozen arrays are shared.
 const SINGLE_SEGMENT_NAMES = new Map<string, readonly string[]>();
 const MAX_SHARED_NAMES = 4096;
+
+/** Attributes given at construction: shared when already frozen, else copied. */
+function shareableAttributes(attributes: Readonly<Record<string, AttributeValue>>): Record<string, AttributeValue> {
+  if (Object.isFrozen(attributes)) {
+    let deep = true;
+    for (const key in attributes) {
+      const value = attributes[key];
+      if (Array.isArray(value) && !Object.isFrozen(value)) deep = false;
+    }
+    if (deep) return attributes as Record<string, AttributeValue>;
+  }
+  const copy: Record<string, AttributeValue> = {};
+  for (const key in attributes) {
+    const value = attributes[key]!;
+    copy[key] = Array.isArray(value) ? Object.freeze(value.slice()) : value;
+  }
+  return copy;
+}
 
 function normaliseName(name: string | readonly string[]): readonly string[] {
   if (typeof name === "string") {
@@ -90,6 +107,8 @@ export class Span {
   #endTime: number | undefined = undefined;
   #cpuStart = 0;
   #cpuEnd = 0;
+  // Attributes and metrics are copy-on-write: toRecord() freezes and shares them, and the
+  // next change copies them first. So a record costs no copy for a span that is done.
   #attributes: Record<string, AttributeValue> | undefined;
   #metrics: Record<string, number> | undefined = undefined;
   #children: Span[] | undefined = undefined;
@@ -109,7 +128,8 @@ export class Span {
       throw new Error(`span ${this.label} has a parent; only roots join a registry`);
     }
     this.registry = options.registry;
-    this.#attributes = options.attributes === undefined ? undefined : { ...options.attributes };
+    const attributes = options.attributes;
+    this.#attributes = attributes === undefined ? undefined : shareableAttributes(attributes);
   }
 
   /** Name segments from the root down to this span. */
@@ -244,13 +264,30 @@ export class Span {
     return this.end(time);
   }
 
+  #writableAttributes(): Record<string, AttributeValue> {
+    let own = this.#attributes;
+    if (own === undefined) own = this.#attributes = {};
+    else if (Object.isFrozen(own)) own = this.#attributes = { ...own };
+    return own;
+  }
+
+  /** @internal Freezes attributes and metrics for sharing with a record (copy-on-write). */
+  sealForRecord(): void {
+    if (this.#attributes !== undefined) Object.freeze(this.#attributes);
+    if (this.#metrics !== undefined) Object.freeze(this.#metrics);
+  }
+
   setAttribute(key: string, value: AttributeValue): this {
-    (this.#attributes ??= {})[key] = value;
+    this.#writableAttributes()[key] = Array.isArray(value) ? Object.freeze(value.slice()) : value;
     return this;
   }
 
   setAttributes(attributes: Readonly<Record<string, AttributeValue>>): this {
-    Object.assign((this.#attributes ??= {}), attributes);
+    const own = this.#writableAttributes();
+    for (const key in attributes) {
+      const value = attributes[key]!;
+      own[key] = Array.isArray(value) ? Object.freeze(value.slice()) : value;
+    }
     return this;
   }
 
@@ -265,7 +302,9 @@ export class Span {
     if (!Number.isFinite(value) || value < 0) {
       throw new Error(`span ${this.label}: metric ${unit} must be a finite number ≥ 0, got ${value}`);
     }
-    const metrics = (this.#metrics ??= {});
+    let metrics = this.#metrics;
+    if (metrics === undefined) metrics = this.#metrics = {};
+    else if (Object.isFrozen(metrics)) metrics = this.#metrics = { ...metrics };
     metrics[unit] = (metrics[unit] ?? 0) + value;
     return this;
   }

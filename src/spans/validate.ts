@@ -4,6 +4,7 @@
 // `assertValidSpanTree` checks a whole finished tree or record (use it in tests).
 import { quantaBetween } from "./float.js";
 import type { SpanTreeNode } from "./types.js";
+import { appendSegments } from "./segments.js";
 
 export class SpanTreeError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -46,7 +47,7 @@ export function nodeProblems(node: SpanTreeNode, path: readonly string[], base: 
   }
   let childQuanta = 0;
   for (const child of node.children) {
-    const childName = label(path.concat(child.name));
+    const childName = label(appendSegments(path, child.name));
     const childStart = child.startTime;
     const childEnd = child.endTime;
     if (childStart === undefined || childEnd === undefined) {
@@ -69,7 +70,7 @@ export function spanTreeProblems(root: SpanTreeNode): string[] {
   const base = root.startTime ?? 0;
   const visit = (node: SpanTreeNode, path: readonly string[]): void => {
     nodeProblems(node, path, base, problems);
-    for (const child of node.children) visit(child, path.concat(child.name));
+    for (const child of node.children) visit(child, appendSegments(path, child.name));
   };
   visit(root, root.name);
   return problems;

@@ -5,7 +5,7 @@ import type { Key, Priority, ResourceMap } from "./events.js";
 import type { Instruction } from "./instructions.js";
 import { addressHost } from "./address.js";
 import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } from "./errors.js";
-import { BoundedLog, DEFAULT_LOG_LENGTH, type LogEntry } from "./log.js";
+import { BoundedLog, DEFAULT_LOG_LENGTH, StateLog, type LogEntry } from "./log.js";
 import { PrioritySet } from "./priority-set.js";
 import { RecommendationStack, type Recommendation } from "./recommendations.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
@@ -73,7 +73,6 @@ export interface StateMachineParts {
   validateTask(core: StateCore, ts: TaskState): void;
 }
 
-const EMPTY_SUMMARY: Readonly<Record<Key, string>> = Object.freeze({});
 
 export class StateCore {
   readonly parts: StateMachineParts;
@@ -114,7 +113,7 @@ export class StateCore {
   nbytes = 0;
   transitionCounter = 0;
 
-  readonly log: BoundedLog<LogEntry>;
+  readonly log: StateLog;
   readonly stimulusLog: BoundedLog<StateMachineEvent>;
   /** Sequence number of the stimulus being handled (1 for the first one). */
   stimulusSeq = 0;
@@ -140,7 +139,7 @@ export class StateCore {
     this.totalResources = { ...(options.resources ?? {}) };
     this.availableResources = { ...(options.resources ?? {}) };
     const logLength = options.logLength ?? DEFAULT_LOG_LENGTH;
-    this.log = new BoundedLog(logLength);
+    this.log = new StateLog(logLength);
     this.stimulusLog = new BoundedLog(logLength);
     if (!(this.nthreads >= 1)) throw new RangeError(`nthreads must be >= 1, got ${this.nthreads}`);
   }
@@ -217,7 +216,7 @@ export class StateCore {
     } else {
       throw new InvalidTransition(ts.key, start, finish, this.story([ts.key]), { stimulusId });
     }
-    this.log.push([ts.key, start, finish, ts.state, this.summary(recs, journalStart), stimulusId, this.stimulusSeq]);
+    this.log.transition(ts.key, start, finish, ts.state, this.summary(recs, journalStart), stimulusId, this.stimulusSeq);
     recs.journalTruncate(journalStart);
   }
 
@@ -255,14 +254,16 @@ export class StateCore {
     for (const [other, otherRec] of local.entries()) recs.add(other, otherRec);
   }
 
-  private summary(recs: RecommendationStack, from: number): Readonly<Record<Key, string>> {
+  /** The recommendations a transition made, as `[key, finish, …]` pairs (null: none). */
+  private summary(recs: RecommendationStack, from: number): string[] | null {
     const n = recs.journalTasks.length;
-    if (n === from) return EMPTY_SUMMARY;
-    const summary: Record<Key, string> = {};
-    for (let i = from; i < n; i++) {
-      summary[(recs.journalTasks[i] as TaskState).key] = (recs.journalRecs[i] as Recommendation).finish;
+    if (n === from) return null;
+    const pairs: string[] = new Array((n - from) * 2);
+    for (let i = from, j = 0; i < n; i++, j += 2) {
+      pairs[j] = (recs.journalTasks[i] as TaskState).key;
+      pairs[j + 1] = (recs.journalRecs[i] as Recommendation).finish;
     }
-    return summary;
+    return pairs;
   }
 
   // ---- helpers shared by transitions and handlers ----------------------------------
@@ -283,7 +284,7 @@ export class StateCore {
       this.tasks.set(key, ts);
     }
     if (ts.priority === null || ts.priority.length === 0) ts.priority = priority;
-    this.log.push([key, "ensure-task-exists", ts.state, stimulusId, this.stimulusSeq]);
+    this.log.taggedState(key, "ensure-task-exists", ts.state, stimulusId, this.stimulusSeq);
     return ts;
   }
 

@@ -1,7 +1,6 @@
 // What the worker state machine asks its shell to do (dask's Instruction subclasses),
-// as plain frozen data with one factory per kind. Scheduler messages also carry `op`,
+// as plain frozen data (Object.freeze, see events.ts) with one factory per kind. Scheduler messages also carry `op`,
 // the name dask's scheduler stream handler dispatches on.
-import { freeze } from "immer";
 import type { Key } from "./events.js";
 
 /** One entry of `TaskState.startstops` (dask's `{action, start, stop[, source]}`). */
@@ -13,8 +12,11 @@ export interface StartStop {
 }
 
 function freezeList<T>(list: readonly T[]): readonly T[] {
-  return freeze(list as T[]);
+  return Object.freeze(list);
 }
+
+const EMPTY_RECORD: Readonly<Record<string, never>> = Object.freeze({});
+const EMPTY_LIST: readonly never[] = Object.freeze([]);
 
 // ---- instructions run by the shell --------------------------------------------------
 
@@ -24,7 +26,7 @@ export interface Execute {
   readonly stimulusId: string;
 }
 export function Execute(init: Omit<Execute, "kind">): Execute {
-  return freeze({ kind: "Execute", key: init.key, stimulusId: init.stimulusId });
+  return Object.freeze({ kind: "Execute", key: init.key, stimulusId: init.stimulusId });
 }
 
 export interface GatherDep {
@@ -35,7 +37,7 @@ export interface GatherDep {
   readonly stimulusId: string;
 }
 export function GatherDep(init: Omit<GatherDep, "kind">): GatherDep {
-  return freeze({
+  return Object.freeze({
     kind: "GatherDep",
     worker: init.worker,
     toGather: freezeList(init.toGather),
@@ -50,7 +52,7 @@ export interface RetryBusyWorkerLater {
   readonly stimulusId: string;
 }
 export function RetryBusyWorkerLater(init: Omit<RetryBusyWorkerLater, "kind">): RetryBusyWorkerLater {
-  return freeze({ kind: "RetryBusyWorkerLater", worker: init.worker, stimulusId: init.stimulusId });
+  return Object.freeze({ kind: "RetryBusyWorkerLater", worker: init.worker, stimulusId: init.stimulusId });
 }
 
 export interface DigestMetric {
@@ -69,9 +71,9 @@ export type DigestMetricInit = Omit<DigestMetric, "kind">;
 export function DigestMetric(init: DigestMetricInit): DigestMetric {
   const name = freezeList(init.name);
   if (init.outcome === undefined) {
-    return freeze({ kind: "DigestMetric", name, value: init.value, stimulusId: init.stimulusId });
+    return Object.freeze({ kind: "DigestMetric", name, value: init.value, stimulusId: init.stimulusId });
   }
-  return freeze({
+  return Object.freeze({
     kind: "DigestMetric",
     name,
     value: init.value,
@@ -100,7 +102,7 @@ export type TaskFinishedMsgInit = Pick<TaskFinishedMsg, "key" | "stimulusId"> &
   Partial<Omit<TaskFinishedMsg, "kind" | "op" | "key" | "stimulusId">>;
 
 export function TaskFinishedMsg(init: TaskFinishedMsgInit): TaskFinishedMsg {
-  return freeze({
+  return Object.freeze({
     kind: "TaskFinishedMsg",
     op: "task-finished",
     key: init.key,
@@ -108,9 +110,9 @@ export function TaskFinishedMsg(init: TaskFinishedMsgInit): TaskFinishedMsg {
     nbytes: init.nbytes ?? null,
     type: init.type ?? null,
     typename: init.typename ?? null,
-    metadata: freeze(init.metadata ?? {}),
+    metadata: Object.freeze(init.metadata ?? EMPTY_RECORD),
     thread: init.thread ?? null,
-    startstops: freezeList(init.startstops ?? []),
+    startstops: freezeList(init.startstops ?? EMPTY_LIST),
     stimulusId: init.stimulusId,
   });
 }
@@ -132,7 +134,7 @@ export type TaskErredMsgInit = Pick<TaskErredMsg, "key" | "stimulusId"> &
   Partial<Omit<TaskErredMsg, "kind" | "op" | "key" | "stimulusId">>;
 
 export function TaskErredMsg(init: TaskErredMsgInit): TaskErredMsg {
-  return freeze({
+  return Object.freeze({
     kind: "TaskErredMsg",
     op: "task-erred",
     key: init.key,
@@ -142,7 +144,7 @@ export function TaskErredMsg(init: TaskErredMsgInit): TaskErredMsg {
     exceptionText: init.exceptionText ?? "",
     tracebackText: init.tracebackText ?? "",
     thread: init.thread ?? null,
-    startstops: freezeList(init.startstops ?? []),
+    startstops: freezeList(init.startstops ?? EMPTY_LIST),
     stimulusId: init.stimulusId,
   });
 }
@@ -154,7 +156,7 @@ export interface ReleaseWorkerDataMsg {
   readonly stimulusId: string;
 }
 export function ReleaseWorkerDataMsg(init: Omit<ReleaseWorkerDataMsg, "kind" | "op">): ReleaseWorkerDataMsg {
-  return freeze({
+  return Object.freeze({
     kind: "ReleaseWorkerDataMsg",
     op: "release-worker-data",
     key: init.key,
@@ -169,7 +171,7 @@ export interface RescheduleMsg {
   readonly stimulusId: string;
 }
 export function RescheduleMsg(init: Omit<RescheduleMsg, "kind" | "op">): RescheduleMsg {
-  return freeze({ kind: "RescheduleMsg", op: "reschedule", key: init.key, stimulusId: init.stimulusId });
+  return Object.freeze({ kind: "RescheduleMsg", op: "reschedule", key: init.key, stimulusId: init.stimulusId });
 }
 
 export interface LongRunningMsg {
@@ -184,7 +186,7 @@ export type LongRunningMsgInit = Pick<LongRunningMsg, "key" | "stimulusId"> &
   Partial<Pick<LongRunningMsg, "runId" | "computeDuration">>;
 
 export function LongRunningMsg(init: LongRunningMsgInit): LongRunningMsg {
-  return freeze({
+  return Object.freeze({
     kind: "LongRunningMsg",
     op: "long-running",
     key: init.key,
@@ -201,7 +203,7 @@ export interface AddKeysMsg {
   readonly stimulusId: string;
 }
 export function AddKeysMsg(init: Omit<AddKeysMsg, "kind" | "op">): AddKeysMsg {
-  return freeze({ kind: "AddKeysMsg", op: "add-keys", keys: freezeList(init.keys), stimulusId: init.stimulusId });
+  return Object.freeze({ kind: "AddKeysMsg", op: "add-keys", keys: freezeList(init.keys), stimulusId: init.stimulusId });
 }
 
 export interface RequestRefreshWhoHasMsg {
@@ -213,7 +215,7 @@ export interface RequestRefreshWhoHasMsg {
 export function RequestRefreshWhoHasMsg(
   init: Omit<RequestRefreshWhoHasMsg, "kind" | "op">,
 ): RequestRefreshWhoHasMsg {
-  return freeze({
+  return Object.freeze({
     kind: "RequestRefreshWhoHasMsg",
     op: "request-refresh-who-has",
     keys: freezeList(init.keys),
@@ -232,7 +234,7 @@ export type StealResponseMsgInit = Pick<StealResponseMsg, "key" | "stimulusId"> 
   Partial<Pick<StealResponseMsg, "state">>;
 
 export function StealResponseMsg(init: StealResponseMsgInit): StealResponseMsg {
-  return freeze({
+  return Object.freeze({
     kind: "StealResponseMsg",
     op: "steal-response",
     key: init.key,

@@ -47,3 +47,151 @@ export class BoundedLog<T> implements Iterable<T> {
     return this.toArray()[Symbol.iterator]();
   }
 }
+
+const EMPTY_SUMMARY: Readonly<Record<string, string>> = Object.freeze({});
+
+function summaryObject(pairs: readonly string[] | null): Readonly<Record<string, string>> {
+  if (pairs === null) return EMPTY_SUMMARY;
+  const summary: Record<string, string> = {};
+  for (let i = 0; i < pairs.length; i += 2) summary[pairs[i] as string] = pairs[i + 1] as string;
+  return Object.freeze(summary);
+}
+
+const ENTRY = 0; // a complete entry array in column a
+const TRANSITION = 1; // [key, start, finish, final, {recs}, sid, seq]
+const TAGGED = 2; // [key, tag, sid, seq]
+const TAGGED_STATE = 3; // [key, tag, state, sid, seq]
+
+/**
+ * The state machine's `log`: a ring of the most recent entries stored column-wise, so
+ * that writing an entry allocates nothing (entries are built as arrays only when read).
+ */
+export class StateLog {
+  readonly capacity: number;
+  private length = 0;
+  private next = 0;
+  private readonly kinds: number[] = [];
+  private readonly a: unknown[] = [];
+  private readonly b: unknown[] = [];
+  private readonly c: unknown[] = [];
+  private readonly d: unknown[] = [];
+  private readonly e: (readonly string[] | null)[] = [];
+  private readonly sids: string[] = [];
+  private readonly seqs: number[] = [];
+
+  constructor(capacity: number = DEFAULT_LOG_LENGTH) {
+    if (!(capacity >= 0)) throw new RangeError(`log capacity must be >= 0, got ${capacity}`);
+    this.capacity = capacity;
+  }
+
+  get size(): number {
+    return this.length;
+  }
+
+  private slot(): number {
+    const capacity = this.capacity;
+    if (capacity === 0) return -1;
+    const index = this.next;
+    this.next = index + 1 === capacity ? 0 : index + 1;
+    if (this.length < capacity) this.length++;
+    return index;
+  }
+
+  /** `[key, start, finish, final, {key: recommended state}, stimulusId, seq]` */
+  transition(
+    key: string,
+    start: string,
+    finish: string,
+    final: string,
+    recs: readonly string[] | null,
+    stimulusId: string,
+    seq: number,
+  ): void {
+    const i = this.slot();
+    if (i < 0) return;
+    this.kinds[i] = TRANSITION;
+    this.a[i] = key;
+    this.b[i] = start;
+    this.c[i] = finish;
+    this.d[i] = final;
+    this.e[i] = recs;
+    this.sids[i] = stimulusId;
+    this.seqs[i] = seq;
+  }
+
+  /** `[key, tag, stimulusId, seq]` */
+  tagged(key: string, tag: string, stimulusId: string, seq: number): void {
+    const i = this.slot();
+    if (i < 0) return;
+    this.kinds[i] = TAGGED;
+    this.a[i] = key;
+    this.b[i] = tag;
+    this.c[i] = undefined;
+    this.d[i] = undefined;
+    this.e[i] = null;
+    this.sids[i] = stimulusId;
+    this.seqs[i] = seq;
+  }
+
+  /** `[key, tag, state, stimulusId, seq]` */
+  taggedState(key: string, tag: string, state: string, stimulusId: string, seq: number): void {
+    const i = this.slot();
+    if (i < 0) return;
+    this.kinds[i] = TAGGED_STATE;
+    this.a[i] = key;
+    this.b[i] = tag;
+    this.c[i] = state;
+    this.d[i] = undefined;
+    this.e[i] = null;
+    this.sids[i] = stimulusId;
+    this.seqs[i] = seq;
+  }
+
+  /** Any other entry, stored as given. */
+  push(entry: LogEntry): void {
+    const i = this.slot();
+    if (i < 0) return;
+    this.kinds[i] = ENTRY;
+    this.a[i] = entry;
+    this.b[i] = this.c[i] = this.d[i] = undefined;
+    this.e[i] = null;
+    this.sids[i] = "";
+    this.seqs[i] = 0;
+  }
+
+  private entryAt(i: number): LogEntry {
+    switch (this.kinds[i]) {
+      case TRANSITION:
+        return Object.freeze([
+          this.a[i],
+          this.b[i],
+          this.c[i],
+          this.d[i],
+          summaryObject(this.e[i] as readonly string[] | null),
+          this.sids[i],
+          this.seqs[i],
+        ]);
+      case TAGGED:
+        return Object.freeze([this.a[i], this.b[i], this.sids[i], this.seqs[i]]);
+      case TAGGED_STATE:
+        return Object.freeze([this.a[i], this.b[i], this.c[i], this.sids[i], this.seqs[i]]);
+      default:
+        return this.a[i] as LogEntry;
+    }
+  }
+
+  /** Oldest first. */
+  toArray(): LogEntry[] {
+    const result: LogEntry[] = new Array(this.length);
+    const start = this.length < this.capacity ? 0 : this.next;
+    for (let n = 0; n < this.length; n++) {
+      const i = start + n >= this.length ? start + n - this.length : start + n;
+      result[n] = this.entryAt(i);
+    }
+    return result;
+  }
+
+  [Symbol.iterator](): Iterator<LogEntry> {
+    return this.toArray()[Symbol.iterator]();
+  }
+}

@@ -16,6 +16,7 @@ export const DEFAULT_DATA_SIZE = 1024;
 export const RUN_ID_SENTINEL = -1;
 
 const NO_RESOURCES: ResourceMap = Object.freeze({});
+const NO_STARTSTOPS: readonly StartStop[] = Object.freeze([]);
 
 /** Fields that are rarely set; kept out of line so common tasks stay small. */
 interface TaskExtras {
@@ -83,8 +84,24 @@ export class TaskState {
   set whoHas(workers: Set<string>) {
     this._whoHas = workers;
   }
-  get startstops(): StartStop[] {
-    return (this._startstops ??= []);
+  /** Frozen once a message carried it; `addStartstop` copies it then (copy on write). */
+  get startstops(): readonly StartStop[] {
+    return this._startstops ?? NO_STARTSTOPS;
+  }
+
+  /** @internal */
+  addStartstop(entry: StartStop): void {
+    const current = this._startstops;
+    if (current === null) this._startstops = [entry];
+    else if (Object.isFrozen(current)) this._startstops = [...current, entry];
+    else current.push(entry);
+  }
+
+  /** @internal the startstops as an immutable array, for a message */
+  frozenStartstops(): readonly StartStop[] {
+    const current = this._startstops;
+    if (current === null) return NO_STARTSTOPS;
+    return Object.freeze(current);
   }
 
   private extras(): TaskExtras {

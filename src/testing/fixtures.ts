@@ -14,11 +14,14 @@ import {
   WorkerState,
   type Instruction,
   type Key,
+  type StateMachineEvent,
   type TaskState,
+  type WorkerStateOptions,
 } from "../state/index.js";
 
-export type WorkerStateOptions = NonNullable<ConstructorParameters<typeof WorkerState>[0]>;
-export type StateEvent = Parameters<WorkerState["handleStimulus"]>[number];
+export type { WorkerStateOptions };
+/** Any event `handleStimulus` accepts. */
+export type StateEvent = StateMachineEvent;
 
 /** The address fresh workers get; peers in tests are `127.0.0.1:2`, `127.0.0.1:3`, … */
 export const LOCAL_ADDRESS = "127.0.0.1:1";

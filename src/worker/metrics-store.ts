@@ -11,6 +11,9 @@ interface Series {
   readonly name: readonly string[];
   readonly outcome: string;
   value: number;
+  /** Increment since the previous heartbeat (valid while the series is in the dirty list). */
+  sinceHeartbeat: number;
+  dirty: boolean;
 }
 
 /** An increment as the span machinery produces it (a DigestMetric is one). */
@@ -29,32 +32,48 @@ export interface MetricsStoreOptions {
   inProgress?: () => Iterable<MetricIncrement>;
 }
 
-const SEPARATOR = "\u001f";
-const OUTCOME_SEPARATOR = "\u001e";
-
-function seriesKey(name: readonly string[], outcome: string): string {
-  return name.join(SEPARATOR) + OUTCOME_SEPARATOR + outcome;
+// Series live in a trie keyed by name segment, then by outcome: a digest walks a few Map
+// lookups and allocates nothing once its series exists (no joined string key per digest).
+interface TrieNode {
+  children: Map<string, TrieNode> | undefined;
+  byOutcome: Map<string, Series> | undefined;
 }
 
-function add(map: Map<string, Series>, key: string, name: readonly string[], outcome: string, value: number): void {
-  const series = map.get(key);
-  if (series === undefined) map.set(key, { name, outcome, value });
-  else series.value += value;
-}
-
-function entries(map: ReadonlyMap<string, Series>): MetricEntry[] {
-  const out: MetricEntry[] = [];
-  for (const s of map.values()) out.push({ name: s.name, outcome: s.outcome, value: s.value });
-  return out;
+function newNode(): TrieNode {
+  return { children: undefined, byOutcome: undefined };
 }
 
 export class MetricsStore {
-  readonly #totals = new Map<string, Series>();
-  #sinceHeartbeat = new Map<string, Series>();
+  readonly #root: TrieNode = newNode();
+  /** Every series in creation order. */
+  readonly #series: Series[] = [];
+  /** Series with a non-empty since-heartbeat increment, in first-dirtied order. */
+  #dirty: Series[] = [];
   readonly #inProgress: (() => Iterable<MetricIncrement>) | undefined;
 
   constructor(options: MetricsStoreOptions = {}) {
     this.#inProgress = options.inProgress;
+  }
+
+  #find(name: readonly string[], outcome: string, create: boolean): Series | undefined {
+    let node = this.#root;
+    for (let i = 0; i < name.length; i++) {
+      const segment = name[i] as string;
+      let child = node.children?.get(segment);
+      if (child === undefined) {
+        if (!create) return undefined;
+        child = newNode();
+        (node.children ??= new Map()).set(segment, child);
+      }
+      node = child;
+    }
+    let series = node.byOutcome?.get(outcome);
+    if (series === undefined && create) {
+      series = { name: Object.freeze(name.slice()), outcome, value: 0, sinceHeartbeat: 0, dirty: false };
+      (node.byOutcome ??= new Map()).set(outcome, series);
+      this.#series.push(series);
+    }
+    return series;
   }
 
   /** Adds `value` to the series `name` × `outcome` (cumulative and since-heartbeat). */
@@ -65,9 +84,14 @@ export class MetricsStore {
     if (typeof value !== "number" || Number.isNaN(value)) {
       throw new Error(`metric ${JSON.stringify(name)} got a non-numeric value ${String(value)}`);
     }
-    const key = seriesKey(name, outcome);
-    add(this.#totals, key, name, outcome, value);
-    add(this.#sinceHeartbeat, key, name, outcome, value);
+    const series = this.#find(name, outcome, true) as Series;
+    series.value += value;
+    if (series.dirty) series.sinceHeartbeat += value;
+    else {
+      series.dirty = true;
+      series.sinceHeartbeat = value;
+      this.#dirty.push(series);
+    }
   }
 
   /** `digest` of an increment, using its own outcome unless `outcome` is given. */
@@ -83,7 +107,7 @@ export class MetricsStore {
 
   /** Cumulative totals of finished work (and of in-progress increments already collected). */
   totals(): MetricEntry[] {
-    return entries(this.#totals);
+    return this.#series.map((s) => ({ name: s.name, outcome: s.outcome, value: s.value }));
   }
 
   /** Cumulative totals including work in progress up to now; never counts anything twice. */
@@ -94,27 +118,38 @@ export class MetricsStore {
 
   /**
    * The deltas digested since the previous call, including in-progress increments up to
-   * now. The buffer is swapped before it is returned: anything digested afterwards (e.g.
-   * while the heartbeat is being sent) goes to the next heartbeat.
+   * now. Taken synchronously in one go: anything digested afterwards (e.g. while the
+   * heartbeat is being sent) goes to the next heartbeat.
    */
   takeSinceHeartbeat(): MetricEntry[] {
     this.collectInProgress();
-    const taken = this.#sinceHeartbeat;
-    this.#sinceHeartbeat = new Map();
-    return entries(taken);
+    const taken = this.#dirty;
+    this.#dirty = [];
+    const out = new Array<MetricEntry>(taken.length);
+    for (let i = 0; i < taken.length; i++) {
+      const s = taken[i] as Series;
+      out[i] = { name: s.name, outcome: s.outcome, value: s.sinceHeartbeat };
+      s.dirty = false;
+      s.sinceHeartbeat = 0;
+    }
+    return out;
   }
 
   /** One series (`outcome` given) or the sum of `name` over all outcomes. */
   get(name: readonly string[], outcome?: string): number {
-    if (outcome !== undefined) return this.#totals.get(seriesKey(name, outcome))?.value ?? 0;
-    const prefix = name.join(SEPARATOR) + OUTCOME_SEPARATOR;
+    if (outcome !== undefined) return this.#find(name, outcome, false)?.value ?? 0;
+    let node: TrieNode | undefined = this.#root;
+    for (const segment of name) {
+      node = node.children?.get(segment);
+      if (node === undefined) return 0;
+    }
     let sum = 0;
-    for (const [key, series] of this.#totals) if (key.startsWith(prefix)) sum += series.value;
+    if (node.byOutcome !== undefined) for (const series of node.byOutcome.values()) sum += series.value;
     return sum;
   }
 
   /** Number of series. */
   get size(): number {
-    return this.#totals.size;
+    return this.#series.length;
   }
 }

@@ -66,7 +66,7 @@ interface Work {
   readonly kind: WorkKind;
   readonly root: Span | null;
   /** Prefix weights of a transfer; null for execute (its root names its prefix). */
-  readonly split: PrefixWeights | null;
+  split: PrefixWeights | null;
   /** Private registry of a split root, so its in-progress increments can be split too. */
   readonly registry: SpanRegistry | null;
   readonly key: Key | null;
@@ -181,6 +181,8 @@ export class Worker implements DataServer {
   readonly #outstanding = new Set<Work>();
   readonly #abort = new AbortController();
   #status: WorkerStatus = "running";
+  /** get-data requests being served (dask's transfer_outgoing_count). */
+  #serving = 0;
   #stimulusCount = 0;
   #idleWaiters: Array<() => void> = [];
   #servers = new Set<{ close(): Promise<void> }>();
@@ -522,6 +524,15 @@ export class Worker implements DataServer {
     if (work.key !== null) this.#releaseThread(work.key);
   }
 
+  /** Runs a completion step; a throw (state invariant, a throwing hook) goes to onError, never unhandled. */
+  #guard(work: Work, step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.#internalError(error, work);
+    }
+  }
+
   #internalError(error: unknown, work: Work): void {
     this.#onError(
       error instanceof Error
@@ -565,7 +576,7 @@ export class Worker implements DataServer {
     root
       .asCurrent(() => this.#runExecute(ts, root))
       .then(
-        (outcome) => this.#finishExecute(work, ts.key, runId, outcome),
+        (outcome) => this.#guard(work, () => this.#finishExecute(work, ts.key, runId, outcome)),
         (error: unknown) => {
           if (this.#settle(work)) this.#cancelWork(work);
           this.#internalError(error, work);
@@ -619,11 +630,21 @@ export class Worker implements DataServer {
 
   #finishExecute(work: Work, key: Key, runId: number, outcome: ExecuteOutcome): void {
     if (!this.#settle(work)) return;
-    const root = work.root as Span;
     if (outcome.kind === "aborted" || this.#status !== "running") {
       this.#cancelWork(work);
       return;
     }
+    let handled = false;
+    try {
+      handled = this.#handleExecuteDone(work, key, runId, outcome);
+    } finally {
+      if (!handled) this.#releaseThread(key);
+    }
+  }
+
+  /** Builds and handles the done event; true once handling was attempted (it releases the thread). */
+  #handleExecuteDone(work: Work, key: Key, runId: number, outcome: Exclude<ExecuteOutcome, { kind: "aborted" }>): boolean {
+    const root = work.root as Span;
     const ts = this.state.tasks.get(key);
     const discarded = ts === undefined || ts.state === "cancelled";
     const coarse: Outcome =
@@ -668,11 +689,11 @@ export class Worker implements DataServer {
     }
     try {
       this.#handle(event, root.name, coarse, null);
-    } catch (error) {
-      this.#internalError(error, work);
     } finally {
+      // after handling: TaskFinishedMsg/TaskErredMsg report the slot
       this.#releaseThread(key);
     }
+    return true;
   }
 
   // ---- GatherDep -------------------------------------------------------------------------
@@ -697,7 +718,7 @@ export class Worker implements DataServer {
     root
       .asCurrent(() => this.#runGatherDep(instruction, root))
       .then(
-        (outcome) => this.#finishGatherDep(work, instruction, outcome),
+        (outcome) => this.#guard(work, () => this.#finishGatherDep(work, instruction, outcome)),
         (error: unknown) => {
           if (this.#settle(work)) this.#cancelWork(work);
           this.#internalError(error, work);
@@ -789,11 +810,7 @@ export class Worker implements DataServer {
         });
         break;
     }
-    try {
-      this.#handle(event, root.name, coarse, work.split);
-    } catch (error) {
-      this.#internalError(error, work);
-    }
+    this.#handle(event, root.name, coarse, work.split);
   }
 
   // ---- RetryBusyWorkerLater ----------------------------------------------------------------
@@ -804,16 +821,14 @@ export class Worker implements DataServer {
     this.clock.sleep(this.#retryBusyDelay, this.#abort.signal).then(
       () => {
         if (!this.#settle(work) || this.#status !== "running") return;
-        try {
+        this.#guard(work, () =>
           this.#handle(
             RetryBusyWorkerEvent({ worker: instruction.worker, stimulusId: this.#stimulusId("retry-busy-worker") }),
             ["handle-stimulus", "retry-busy-worker"],
             "ok",
             null,
-          );
-        } catch (error) {
-          this.#internalError(error, work);
-        }
+          ),
+        );
       },
       () => {
         this.#settle(work);
@@ -831,8 +846,6 @@ export class Worker implements DataServer {
    */
   async getData(keys: readonly Key[], options: GetDataServeOptions): Promise<GetDataResponse> {
     if (this.#status !== "running") throw new NetworkError(`worker ${this.address} is ${this.#status}`, { peer: this.address });
-    let serving = 0;
-    for (const work of this.#outstanding) if (work.kind === "get-data") serving++;
     const registry = new SpanRegistry();
     const root = new Span(["get-data"], {
       parent: null,
@@ -840,7 +853,7 @@ export class Worker implements DataServer {
       registry,
       attributes: { who: options.who, keys: keys.length },
     }).start();
-    if (serving >= this.#getDataBusyLimit) {
+    if (this.#serving >= this.#getDataBusyLimit) {
       root.setAttribute("outcome", "busy");
       this.#finishSideRoot(root, "get-data-busy", prefixWeights("get-data", keys.map((key) => [this.#prefixOf(key), 0] as const)));
       return { status: "busy" };
@@ -849,10 +862,17 @@ export class Worker implements DataServer {
     const data: Record<Key, unknown> = {};
     const nbytes: Record<Key, number> = {};
     let totalBytes = 0;
-    // Weights are set once the values are read (the stored sizes); until then the split uses key counts.
-    let split = prefixWeights("get-data", keys.map((key) => [this.#prefixOf(key), 0] as const));
-    const work: Work = { kind: "get-data", root, split, registry, key: null, settled: false };
+    // One per key until the values are read (synchronously, before anything can scrape), then their stored sizes.
+    const work: Work = {
+      kind: "get-data",
+      root,
+      split: prefixWeights("get-data", keys.map((key) => [this.#prefixOf(key), 0] as const)),
+      registry,
+      key: null,
+      settled: false,
+    };
     this.#track(work);
+    this.#serving++;
     const signal = options.signal === undefined ? this.#abort.signal : AbortSignal.any([options.signal, this.#abort.signal]);
     let outcome: Outcome = "failed";
     try {
@@ -866,6 +886,8 @@ export class Worker implements DataServer {
           totalBytes += size;
           items.push([this.#prefixOf(key), size]);
         }
+        // from here on (in-progress scrapes included) the split follows the stored sizes
+        if (items.length > 0) work.split = prefixWeights("get-data", items);
         const behind = latestChildEnd(root, 0) - this.clock.now();
         if (behind > 0) await this.clock.sleep(behind, signal);
         if (options.send !== undefined) await options.send({ data, nbytes, totalBytes, span: root, signal });
@@ -877,10 +899,10 @@ export class Worker implements DataServer {
       if (this.#abort.signal.aborted) throw new NetworkError(`worker ${this.address} closed while serving`, { peer: this.address, cause: error });
       throw error;
     } finally {
-      if (items.length > 0) split = prefixWeights("get-data", items);
+      this.#serving--;
       if (this.#settle(work) && root.isRecording()) {
         root.setAttribute("outcome", outcome);
-        this.#finishSideRoot(root, "get-data", split);
+        this.#finishSideRoot(root, "get-data", work.split);
       }
     }
     return { status: "OK", data, nbytes };

@@ -104,6 +104,24 @@ describe("renderHtmlReport", () => {
     expect(page.length).toBeLessThan(2_000_000);
   });
 
+  it("stacks positive values only and names the negative ones", () => {
+    const page = renderHtmlReport(
+      sampleReport({
+        metrics: [
+          { name: ["execute", "inc", "thread-cpu", "seconds"], value: 2, outcome: "ok" },
+          { name: ["execute", "inc", "other", "seconds"], value: -0.5, outcome: "ok" },
+          { name: ["execute", "inc", "serialize", "seconds"], value: 0, outcome: "ok" },
+        ],
+      }),
+    );
+    const chart = chartMarkup(page, "time-by-activity");
+    expect(count(chart, /<rect class="mark"/g)).toBe(1);
+    expect(chart).toContain("Negative values are not drawn: execute · inc · other -500 ms.");
+    expect(page).toContain("<td>execute</td><td>inc</td><td>other</td><td>ok</td><td class=\"num\">-500 ms</td>");
+    expect(page).not.toContain("<td>serialize</td>");
+    expect(page).toContain("1 row of zeros not shown; every row is in --json.");
+  });
+
   it("renders a run in which nothing happened", () => {
     const page = renderHtmlReport(sampleReport({ taskRecords: [], metrics: [], memory: [], tasks: { total: 0, completed: 0, erred: 0, lost: 0 } }));
     expect(chartMarkup(page, "time-by-activity")).toContain("nothing recorded in this run");

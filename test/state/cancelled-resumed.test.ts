@@ -16,6 +16,7 @@ import {
   GatherDepNetworkFailureEvent,
   GatherDepSuccessEvent,
   LongRunningMsg,
+  ReleaseWorkerDataMsg,
   RequestRefreshWhoHasMsg,
   RescheduleEvent,
   RescheduleMsg,
@@ -24,9 +25,9 @@ import {
   TaskErredMsg,
   TaskFinishedMsg,
 } from "../../src/state/index.js";
-import { describeState, match, taskInState, type ReachableState } from "../../src/testing/index.js";
+import { describeState, match, taskInState, workerWithRunningTask, type ReachableState } from "../../src/testing/index.js";
 import type { WorkerState } from "../../src/state/index.js";
-import { W2, W3, transitionLog, worker } from "./helpers.js";
+import { W2, W3, track, transitionLog, worker } from "./helpers.js";
 
 function setup(state: ReachableState, options: Parameters<typeof worker>[0] = {}) {
   const ws = worker(options);
@@ -441,5 +442,139 @@ describe("at most one coroutine per key", () => {
     const { ws } = setup("resumed(flight->waiting)");
     const instructions = ws.handleStimulus(GatherDepFailureEvent({ worker: W2, totalNbytes: 1, stimulusId: "g" }));
     expect(instructions).not.toContainEqual(match(TaskErredMsg, {}));
+  });
+});
+
+describe("whole-sequence scenarios (dask test_cancelled_state)", () => {
+  const W = W2;
+
+  it("flight → cancelled → flight: one gather only (test_workerstate_flight_to_flight)", () => {
+    const ws = worker();
+    expect(
+      ws.handleStimulus(
+        ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s1" }),
+        FreeKeysEvent({ keys: ["y", "x"], stimulusId: "s2" }),
+        ComputeTaskEvent({ key: "z", whoHas: { x: [W] }, stimulusId: "s3" }),
+      ),
+    ).toEqual([GatherDep({ worker: W, toGather: ["x"], totalNbytes: 1, stimulusId: "s1" })]);
+    expect(ws.tasks.get("x")!.state).toBe("flight");
+  });
+
+  it.each(["executing", "long-running"] as const)(
+    "%s: a cancelled task that finishes serves the dependent that wanted it fetched (…_executing_skips_fetch_on_success)",
+    (state) => {
+      const { ws } = workerWithRunningTask({ state });
+      track(ws);
+      expect(
+        ws.handleStimulus(
+          FreeKeysEvent({ keys: ["x"], stimulusId: "s1" }),
+          ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s2" }),
+          ExecuteSuccessEvent({ key: "x", value: 123, stimulusId: "s3" }),
+        ),
+      ).toEqual([AddKeysMsg({ keys: ["x"], stimulusId: "s3" }), Execute({ key: "y", stimulusId: "s3" })]);
+      expect(ws.tasks.get("x")!.state).toBe("memory");
+    },
+  );
+
+  it.each(["executing", "long-running"] as const)(
+    "%s: a cancelled task that fails is fetched instead (…_executing_failure_to_fetch)",
+    (state) => {
+      const { ws } = workerWithRunningTask({ state });
+      track(ws);
+      expect(
+        ws.handleStimulus(
+          FreeKeysEvent({ keys: ["x"], stimulusId: "s1" }),
+          ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s2" }),
+          ExecuteFailureEvent({ key: "x", stimulusId: "s3" }),
+        ),
+      ).toEqual([GatherDep({ worker: W, toGather: ["x"], totalNbytes: 1, stimulusId: "s3" })]);
+      expect(ws.tasks.get("x")!.state).toBe("flight");
+    },
+  );
+
+  it("a cancelled transfer that lands serves the compute request (…_flight_skips_executing_on_success)", () => {
+    const ws = worker();
+    expect(
+      ws.handleStimulus(
+        ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s1" }),
+        FreeKeysEvent({ keys: ["y", "x"], stimulusId: "s2" }),
+        ComputeTaskEvent({ key: "x", stimulusId: "s3" }),
+        GatherDepSuccessEvent({ worker: W, totalNbytes: 1, data: { x: 123 }, stimulusId: "s4" }),
+      ),
+    ).toEqual([
+      GatherDep({ worker: W, toGather: ["x"], totalNbytes: 1, stimulusId: "s1" }),
+      match(TaskFinishedMsg, { key: "x", stimulusId: "s4" }),
+    ]);
+    expect(ws.tasks.get("x")!.state).toBe("memory");
+  });
+
+  it("a cancelled transfer that fails is computed instead (…_flight_failure_to_executing)", () => {
+    const ws = worker();
+    expect(
+      ws.handleStimulus(
+        ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s1" }),
+        FreeKeysEvent({ keys: ["y", "x"], stimulusId: "s2" }),
+        ComputeTaskEvent({ key: "x", stimulusId: "s3" }),
+        GatherDepFailureEvent({ worker: W, totalNbytes: 1, stimulusId: "s4" }),
+      ),
+    ).toEqual([
+      GatherDep({ worker: W, toGather: ["x"], totalNbytes: 1, stimulusId: "s1" }),
+      Execute({ key: "x", stimulusId: "s4" }),
+    ]);
+    expect(ws.tasks.get("x")!.state).toBe("executing");
+  });
+
+  it.each(["executing", "long-running"] as const)(
+    "%s: resumed → cancelled → back to running (…_resumed_fetch_to_cancelled_to_executing)",
+    (state) => {
+      const { ws, ts } = workerWithRunningTask({ state });
+      track(ws);
+      const instructions = ws.handleStimulus(
+        FreeKeysEvent({ keys: ["x"], stimulusId: "s1" }),
+        ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s2" }),
+        FreeKeysEvent({ keys: ["y", "x"], stimulusId: "s3" }),
+        ComputeTaskEvent({ key: "x", resourceRestrictions: { R: 1 }, stimulusId: "s4" }),
+      );
+      expect(instructions).toEqual(
+        state === "executing" ? [] : [LongRunningMsg({ key: "x", runId: 0, computeDuration: null, stimulusId: "s4" })],
+      );
+      expect(ws.tasks.get("x")).toBe(ts);
+      expect(ts.state).toBe(state);
+    },
+  );
+
+  it("resumed(flight->waiting) → cancelled → fetched again (…_resumed_waiting_to_flight)", () => {
+    const ws = worker({ resources: { R: 1 } });
+    expect(
+      ws.handleStimulus(
+        ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s1" }),
+        FreeKeysEvent({ keys: ["y", "x"], stimulusId: "s2" }),
+        ComputeTaskEvent({ key: "x", resourceRestrictions: { R: 1 }, stimulusId: "s3" }),
+        FreeKeysEvent({ keys: ["x"], stimulusId: "s4" }),
+        ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s5" }),
+      ),
+    ).toEqual([GatherDep({ worker: W, toGather: ["x"], totalNbytes: 1, stimulusId: "s1" })]);
+    expect(ws.tasks.get("x")!.state).toBe("flight");
+  });
+
+  it.each([false, true])("cancel an executing task with an in-memory dependency (release dependency: %s)", (releaseDependency) => {
+    const ws = worker();
+    ws.handleStimulus(
+      ComputeTaskEvent({ key: "x", stimulusId: "s1" }),
+      ExecuteSuccessEvent({ key: "x", stimulusId: "s2" }),
+      ComputeTaskEvent({ key: "y", whoHas: { x: [W] }, stimulusId: "s3" }),
+    );
+    expect(ws.tasks.get("y")!.state).toBe("executing");
+    ws.handleStimulus(FreeKeysEvent({ keys: ["y"], stimulusId: "s4" }));
+    expect(ws.tasks.get("y")!.state).toBe("cancelled");
+    if (releaseDependency) {
+      expect(ws.handleStimulus(FreeKeysEvent({ keys: ["x"], stimulusId: "s5" }))).toEqual([
+        ReleaseWorkerDataMsg({ key: "x", stimulusId: "s5" }),
+      ]);
+      expect(ws.tasks.get("x")!.state).toBe("released");
+    }
+    expect(ws.handleStimulus(ExecuteSuccessEvent({ key: "y", stimulusId: "s6" }))).toEqual([]);
+    expect(ws.tasks.has("y")).toBe(false);
+    expect(ws.tasks.has("x")).toBe(!releaseDependency);
   });
 });

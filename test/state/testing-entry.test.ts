@@ -1,5 +1,6 @@
 // The `spanwork/testing` helpers themselves, plus the worked example of docs/testing.md
 // (kept identical to the doc so that the doc cannot rot).
+import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   AddKeysMsg,
@@ -61,6 +62,31 @@ describe("docs/testing.md worked example", () => {
     ws.validateState();
   });
   // --- end docs example ---
+
+  it("docs/testing.md shows exactly the example above", () => {
+    const read = (relative: string) => readFileSync(new URL(relative, import.meta.url), "utf8");
+    const source = read("./testing-entry.test.ts");
+    const begin = "  // --- begin docs example ---\n";
+    const example = source.slice(source.indexOf(begin) + begin.length, source.indexOf("  // --- end docs example ---"));
+    const dedented = example
+      .split("\n")
+      .map((line) => (line.startsWith("  ") ? line.slice(2) : line))
+      .join("\n")
+      .trimEnd();
+    expect(read("../../docs/testing.md")).toContain("```ts\n" + dedented + "\n```");
+  });
+});
+
+describe("runner independence", () => {
+  it("spanwork/testing never imports a test runner", () => {
+    const dir = new URL("../../src/testing/", import.meta.url);
+    const files = readdirSync(dir).filter((name) => name.endsWith(".ts"));
+    expect(files).toContain("index.ts");
+    for (const name of files) {
+      const text = readFileSync(new URL(name, dir), "utf8");
+      expect(text, name).not.toMatch(/from\s+["'](vitest|jest|@jest\/[^"']*|mocha|node:test)["']/);
+    }
+  });
 });
 
 describe("freshWorkerState / workerWithRunningTask", () => {

@@ -54,7 +54,7 @@ describe("via released", () => {
   // The handler updates who_has before the transitions run, and the released step of the
   // via-released path purges it again (reference §7 purge, §8 acquire-replicas), so the task
   // ends up missing rather than fetched: faithful to dask; find-missing recovers it.
-  it.each(["ready", "constrained", "error"] as const)("%s → fetch ends missing (who_has purged on the way)", (state) => {
+  it.each(["waiting", "ready", "constrained", "error"] as const)("%s → fetch ends missing (who_has purged on the way)", (state) => {
     const ws = worker();
     const { ts } = taskInState(ws, "x", state);
     expect(ws.handleStimulus(AcquireReplicasEvent({ whoHas: { x: [W3] }, nbytes: { x: 2 }, stimulusId: "acq" }))).toEqual([]);

@@ -1,7 +1,7 @@
 // The full lifecycle on two workers where everything spills: compute on A, gather to B,
 // compute on B; expected activity sets under execute, gather-dep and get-data.
 import { describe, expect, it } from "vitest";
-import type { SpanRecord } from "../../src/spans/index.js";
+import { spanTreeProblems, type SpanRecord } from "../../src/spans/index.js";
 import { ComputeTaskEvent } from "../../src/state/index.js";
 import { MemoryStore, activities, makeCluster, total } from "./helpers.js";
 
@@ -87,6 +87,8 @@ describe("two workers, everything spills", () => {
     const execute = records.filter((r) => r.name[0] === "execute" && r.attributes["key"] !== undefined);
     expect(execute.map((r) => r.name.join("/"))).toEqual(["execute/x", "execute/y"]);
     for (const r of records) {
+      // consistent trees: children inside their parent, no negative exclusive time
+      expect(spanTreeProblems(r)).toEqual([]);
       expect(typeof r.attributes["outcome"]).toBe("string");
       for (const child of r.children) expect(child.children).toEqual([]);
     }

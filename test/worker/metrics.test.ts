@@ -1,12 +1,26 @@
 // Fine metrics of a worker: no leakage between concurrent tasks, no pile-up over long
 // chains, exact integers, heartbeats that lose nothing, in-progress scrapes that never
 // count twice, Prometheus text, the HTTP endpoint.
+import { get } from "node:http";
 import { describe, expect, it } from "vitest";
-import { currentSpan, meter, type SpanRecord } from "../../src/spans/index.js";
+import { currentSpan, meter, spanTreeProblems, type SpanRecord } from "../../src/spans/index.js";
 import { ComputeTaskEvent, type TaskFinishedMsg } from "../../src/state/index.js";
 import { RealExecutor, type TaskContext } from "../../src/worker/index.js";
 import { MemoryStore, asRecord, makeCluster, total } from "./helpers.js";
 import { parsePrometheus } from "./parse-prometheus.js";
+
+function httpGet(url: string): Promise<{ status: number; contentType: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, contentType: String(response.headers["content-type"]), body }),
+      );
+    }).on("error", reject);
+  });
+}
 
 const A = "127.0.0.1:1";
 const B = "127.0.0.1:2";
@@ -83,6 +97,7 @@ describe("metrics", () => {
     // every record is its own root with only leaf activities under it: depth 1, no nesting of tasks
     const depth = (r: SpanRecord): number => 1 + Math.max(0, ...r.children.map(depth));
     expect(Math.max(...records.map(depth))).toBe(2);
+    for (const r of records) expect(spanTreeProblems(r)).toEqual([]);
     // 1000 × 0.001 s, each exact to a quantum (2^-30 s)
     expect(total(worker.scrape(), ["execute", "t", "thread-cpu", "seconds"], "ok")).toBeCloseTo(1, 5);
   });
@@ -256,14 +271,14 @@ describe("Prometheus", () => {
     const server = await worker.serveMetrics();
     try {
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
-      const response = await fetch(server.url);
+      const response = await httpGet(server.url);
       expect(response.status).toBe(200);
-      expect(response.headers.get("content-type")).toContain("text/plain; version=0.0.4");
-      const parsed = parsePrometheus(await response.text());
+      expect(response.contentType).toContain("text/plain; version=0.0.4");
+      const parsed = parsePrometheus(response.body);
       expect(parsed.get("spanwork_worker_tasks")!.samples).toEqual([
         { name: "spanwork_worker_tasks", labels: { state: "memory" }, value: 1 },
       ]);
-      expect((await fetch(server.url.replace("/metrics", "/other"))).status).toBe(404);
+      expect((await httpGet(server.url.replace("/metrics", "/other"))).status).toBe(404);
     } finally {
       await server.close();
     }

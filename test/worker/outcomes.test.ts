@@ -274,3 +274,22 @@ describe("gather-dep outcomes", () => {
     expect(worker.state.tasks.get("x-1")?.state).toBe("missing");
   });
 });
+
+describe("dispatch", () => {
+  it("an unknown instruction is a clear error naming it and its stimulus", () => {
+    const { workers } = makeCluster([A]);
+    const { worker } = workers[0]!;
+    const bogus = [{ kind: "Teleport", stimulusId: "s-42" }] as unknown as ReturnType<typeof worker.state.handleStimulus>;
+    worker.state.handleStimulus = () => bogus;
+    expect(() => worker.handleStimulus(ComputeTaskEvent({ key: "x-1", stimulusId: "s-42" }))).toThrow(
+      'worker 127.0.0.1:1: unknown instruction "Teleport" (stimulus s-42)',
+    );
+  });
+
+  it("rejects bad options with errors naming them", async () => {
+    const { Worker } = await import("../../src/worker/index.js");
+    expect(() => new Worker({ address: "" })).toThrow(/address must be a non-empty string/);
+    expect(() => new Worker({ address: "a:1", nthreads: 0 })).toThrow(/nthreads must be a positive integer, got 0/);
+    expect(() => new Worker({ address: "a:1", memoryTargetFraction: 2 })).toThrow(/memoryTargetFraction must be in \(0, 1\]/);
+  });
+});

@@ -129,7 +129,10 @@ function renderChart(chart: Chart): string {
   ].join("\n");
 }
 
-function metricsTable(rows: readonly FineMetricRow[], totalSeconds: number): string {
+function metricsTable(allRows: readonly FineMetricRow[], totalSeconds: number): string {
+  // As in the text summary: series whose every value is zero stay in --json only.
+  const rows = allRows.filter((row) => row.seconds !== 0 || row.bytes !== 0 || row.count !== 0);
+  const zeroRows = allRows.length - rows.length;
   const shown = rows.slice(0, MAX_METRIC_TABLE_ROWS);
   const body = shown
     .map((row) => {
@@ -150,7 +153,10 @@ function metricsTable(rows: readonly FineMetricRow[], totalSeconds: number): str
       );
     })
     .join("\n");
-  const more = rows.length > shown.length ? `<p class="note">${formatCount(rows.length - shown.length)} smaller rows are in --json.</p>` : "";
+  const omitted: string[] = [];
+  if (rows.length > shown.length) omitted.push(`${formatCount(rows.length - shown.length)} smaller rows`);
+  if (zeroRows > 0) omitted.push(`${formatCount(zeroRows)} ${zeroRows === 1 ? "row" : "rows"} of zeros`);
+  const more = omitted.length > 0 ? `<p class="note">${omitted.join(" and ")} not shown; every row is in --json.</p>` : "";
   return [
     "<section>",
     "<h2>Fine performance metrics</h2>",

@@ -1,4 +1,5 @@
 import { activityColour, compareActivities } from "../activities.js";
+import { compareText } from "../text-order.js";
 import type { ActivityStack } from "../fine-metrics.js";
 import { escapeHtml, truncate } from "./escape.js";
 import { CHART_WIDTH, type Chart, type LegendEntry } from "./chart.js";
@@ -27,11 +28,25 @@ const LABEL_CHARS = 34;
 /** Horizontal bars, one per context and prefix, stacked by activity in the canonical order. */
 export function stackedBarsChart(options: StackedBarsOptions): Chart {
   const maxBars = options.maxBars ?? 30;
-  const shown = options.stacks.slice(0, maxBars);
-  const hidden = options.stacks.slice(shown.length);
+  // A bar stacks positive values only. A negative value (a residual such as `other` that came
+  // out below zero) cannot be drawn as a length: it is named in the note instead of hidden.
+  const negatives: string[] = [];
+  const drawable = options.stacks
+    .map((stack) => {
+      for (const segment of stack.segments) {
+        if (segment.value < 0) negatives.push(`${stack.label} · ${segment.activity} ${options.format(segment.value)}`);
+      }
+      const segments = stack.segments.filter((segment) => segment.value > 0);
+      return { ...stack, segments, total: segments.reduce((sum, segment) => sum + segment.value, 0) };
+    })
+    .filter((stack) => stack.total > 0)
+    .sort((a, b) => b.total - a.total || compareText(a.label, b.label));
+  const shown = drawable.slice(0, maxBars);
+  const hidden = drawable.slice(shown.length);
   const legend = legendFor(shown);
+  const negativeNote = negatives.length === 0 ? "" : `Negative values are not drawn: ${negatives.join("; ")}.`;
   if (shown.length === 0) {
-    return { id: options.id, title: options.title, description: options.description, legend, body: emptyChart("nothing recorded in this run"), note: "" };
+    return { id: options.id, title: options.title, description: options.description, legend, body: emptyChart("nothing recorded in this run"), note: negativeNote };
   }
   const longestLabel = Math.max(...shown.map((stack) => Math.min(LABEL_CHARS, Array.from(stack.label).length)));
   const labelWidth = Math.min(260, 16 + longestLabel * 6.6);
@@ -80,7 +95,8 @@ export function stackedBarsChart(options: StackedBarsOptions): Chart {
     xAxis(ticks, scale, plotBottom, TOP - 4, options.format) + bars.join(""),
   );
   const hiddenTotal = hidden.reduce((sum, stack) => sum + stack.total, 0);
-  const note = hidden.length === 0 ? "" : `${hidden.length} smaller ${hidden.length === 1 ? "bar" : "bars"} (${options.format(hiddenTotal)} in total) not drawn; every value is in the tables and in --json.`;
+  const hiddenNote = hidden.length === 0 ? "" : `${hidden.length} smaller ${hidden.length === 1 ? "bar" : "bars"} (${options.format(hiddenTotal)} in total) not drawn; every value is in the tables and in --json.`;
+  const note = [hiddenNote, negativeNote].filter((part) => part !== "").join(" ");
   return { id: options.id, title: options.title, description: options.description, legend, body: svg, note };
 }
 

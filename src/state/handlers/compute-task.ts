@@ -18,7 +18,7 @@ export function handleComputeTask(
     ts = new TaskState(ev.key);
     core.tasks.set(ev.key, ts);
   }
-  core.logEntry([ev.key, "compute-task", ts.state, ev.stimulusId, core.stimulusSeq]);
+  core.log.taggedState(ev.key, "compute-task", ts.state, ev.stimulusId, core.stimulusSeq);
   ts.runId = ev.runId;
 
   switch (ts.state) {
@@ -47,14 +47,18 @@ export function handleComputeTask(
 
   recs.add(ts, Rec.waiting);
   ts.runSpec = ev.runSpec;
-  const priority: Priority = [...ev.priority, core.generation];
+  const schedulerPriority = ev.priority;
+  const n = schedulerPriority.length;
+  const priority: number[] = new Array(n + 1);
+  for (let i = 0; i < n; i++) priority[i] = schedulerPriority[i] as number;
+  priority[n] = core.generation;
   core.generation--;
   if (ev.actor) core.actors.set(ts.key, null);
   ts.exception = null;
   ts.traceback = null;
   ts.exceptionText = "";
   ts.tracebackText = "";
-  ts.priority = priority;
+  ts.priority = priority as Priority;
   ts.duration = ev.duration;
   ts.annotations = ev.annotations;
   ts.spanId = ev.spanId;

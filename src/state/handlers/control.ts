@@ -34,7 +34,7 @@ export function handleFindMissing(core: StateCore, ev: FindMissingEvent, out: In
 export function handleCancelCompute(core: StateCore, ev: CancelComputeEvent, recs: RecommendationStack): void {
   const ts = core.tasks.get(ev.key);
   if (ts === undefined || !isQueuedForCompute(ts.state)) return;
-  core.logEntry([ev.key, "cancel-compute", ev.stimulusId, core.stimulusSeq]);
+  core.log.tagged(ev.key, "cancel-compute", ev.stimulusId, core.stimulusSeq);
   // The scheduler only cancels tasks nothing depends on yet.
   if (ts._dependents !== null && ts._dependents.size > 0) {
     throw new StateInvariantError(`cancel-compute for ${ts.toString()} which has dependents (stimulus ${ev.stimulusId})`);

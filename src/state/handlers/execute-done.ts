@@ -43,14 +43,14 @@ export function handleExecuteDone(
   const ts = executeDoneCommon(core, ev, recs);
   switch (ev.kind) {
     case "ExecuteSuccessEvent":
-      (ts._startstops ??= []).push({ action: "compute", start: ev.start, stop: ev.stop });
+      ts.addStartstop({ action: "compute", start: ev.start, stop: ev.stop });
       ts.nbytes = ev.nbytes;
       ts.type = ev.type;
       recs.add(ts, Rec.memory(ev.value, ev.runId));
       return;
     case "ExecuteFailureEvent":
       if (ev.start !== null && ev.stop !== null) {
-        (ts._startstops ??= []).push({ action: "compute", start: ev.start, stop: ev.stop });
+        ts.addStartstop({ action: "compute", start: ev.start, stop: ev.stop });
       }
       recs.add(ts, {
         finish: "error",

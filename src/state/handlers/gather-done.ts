@@ -48,7 +48,7 @@ function handleSuccess(core: StateCore, ev: GatherDepSuccessEvent, recs: Recomme
       recs.add(ts, Rec.memory(data[ts.key], ts.runId));
       continue;
     }
-    core.logEntry([ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq]);
+    core.log.tagged(ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq);
     if (ts._whoHas !== null) {
       ts._whoHas.delete(ev.worker);
       if (ts._whoHas.size === 0) ts._whoHas = null;
@@ -79,7 +79,7 @@ function handleBusy(core: StateCore, ev: GatherDepBusyEvent, recs: Recommendatio
 /** The peer is treated as dead: everything we expected from it is looked for elsewhere. */
 function handleNetworkFailure(core: StateCore, ev: GatherDepNetworkFailureEvent, recs: RecommendationStack): void {
   for (const ts of gatherDepDoneCommon(core, ev)) {
-    core.logEntry([ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq]);
+    core.log.tagged(ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq);
     recs.add(ts, Rec.fetch);
   }
   forgetWorker(core, ev.worker, recs);

@@ -36,7 +36,7 @@ export function handleRemoveReplicas(core: StateCore, ev: RemoveReplicasEvent, r
         );
       }
     }
-    core.logEntry([ts.key, "remove-replica", ev.stimulusId, core.stimulusSeq]);
+    core.log.tagged(ts.key, "remove-replica", ev.stimulusId, core.stimulusSeq);
     recs.add(ts, Rec.released);
   }
 }
@@ -89,6 +89,6 @@ export function handleUpdateData(core: StateCore, ev: UpdateDataEvent, recs: Rec
       core.tasks.set(key, ts);
     }
     recs.add(ts, Rec.memory(ev.data[key], RUN_ID_SENTINEL));
-    core.logEntry([key, "receive-from-scatter", ts.state, ev.stimulusId, core.stimulusSeq]);
+    core.log.taggedState(key, "receive-from-scatter", ts.state, ev.stimulusId, core.stimulusSeq);
   }
 }

@@ -113,7 +113,7 @@ export function genericError(
       exceptionText: rec.exceptionText,
       tracebackText: rec.tracebackText,
       thread: core.threads.get(ts.key) ?? null,
-      startstops: ts._startstops === null ? [] : ts._startstops.slice(),
+      startstops: ts.frozenStartstops(),
       stimulusId,
     }),
   );
@@ -160,7 +160,7 @@ export function toMemory(
       if (dependent.state === "waiting") recs.add(dependent, Rec.ready);
     }
   }
-  core.logEntry([key, "put-in-memory", stimulusId, core.stimulusSeq]);
+  core.log.tagged(key, "put-in-memory", stimulusId, core.stimulusSeq);
   if (message === "add-keys") {
     out.push(AddKeysMsg({ keys: [key], stimulusId }));
   } else if (message === "task-finished") {
@@ -189,13 +189,12 @@ export function taskFinishedMsg(core: StateCore, ts: TaskState, runId: number, s
     typename: ts.type,
     metadata: ts._metadataOrNull() ?? EMPTY_METADATA,
     thread: core.threads.get(key) ?? null,
-    startstops: ts._startstops === null ? EMPTY_STARTSTOPS : ts._startstops.slice(),
+    startstops: ts.frozenStartstops(),
     stimulusId,
   });
 }
 
 const EMPTY_METADATA = Object.freeze({});
-const EMPTY_STARTSTOPS = Object.freeze([]);
 
 /** dask's `error_message(e)` as a recommendation. */
 export function errorRecommendation(error: unknown, runId: number): ErrorRecommendation {

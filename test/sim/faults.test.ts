@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { GraphBuilder, simulate, workerAddress, type FaultSpec, type SimReport, type Workload } from "../../src/sim/index.js";
+
+function expectNothingLost(report: SimReport): void {
+  expect(report.complete).toBe(true);
+  expect(report.tasks.lost).toBe(0);
+  expect(report.tasks.completed + report.tasks.erred).toBe(report.tasks.total);
+  expect(report.stuck).toBeUndefined();
+}
+
+async function run(faults: FaultSpec[], workload = "tree-reduce", size = 64, seed = 5): Promise<SimReport> {
+  const { report } = await simulate(workload, { size, seed, faults, validate: true });
+  return report;
+}
+
+describe("faults end with nothing lost", () => {
+  it("a worker dying mid-run: its data is recomputed and its tasks run elsewhere", async () => {
+    const report = await run([{ kind: "worker-death", worker: 1, at: 2 }]);
+    expectNothingLost(report);
+    expect(report.tasks.erred).toBe(0);
+    expect(report.faults).toContainEqual({ time: 2, kind: "worker-death", detail: `${workerAddress(1)} died` });
+    expect(report.perWorker.map((w) => w.died)).toEqual([false, true, false, false]);
+    // Work was cut short on the dead worker and done again elsewhere.
+    const cancelled = report.taskRecords.filter((r) => r.outcome === "cancelled");
+    expect(cancelled.length).toBeGreaterThan(0);
+    expect(cancelled.every((r) => r.worker === workerAddress(1) && r.end === 2)).toBe(true);
+    expect(report.taskRecords.filter((r) => r.worker === workerAddress(1) && r.start > 2)).toEqual([]);
+  });
+
+  it("transfers failing: the peer is treated as dead, the scheduler tells where the data is", async () => {
+    const report = await run([{ kind: "transfer-failure", probability: 0.3 }]);
+    expectNothingLost(report);
+    expect(report.tasks.erred).toBe(0);
+    expect(report.transfers.filter((t) => t.outcome === "failed").length).toBeGreaterThan(0);
+    expect(report.metrics.some((m) => m.name[0] === "gather-dep" && m.outcome === "failed")).toBe(true);
+  });
+
+  it("peers answering busy: the fetch is retried later", async () => {
+    const report = await run([{ kind: "busy", probability: 0.5, worker: 0 }]);
+    expectNothingLost(report);
+    const busy = report.transfers.filter((t) => t.outcome === "busy");
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy.every((t) => t.from === workerAddress(0))).toBe(true);
+    expect(report.metrics.some((m) => m.name[0] === "gather-dep" && m.outcome === "busy")).toBe(true);
+  });
+
+  it("tasks failing with a probability: they and their dependents err, as in dask", async () => {
+    const report = await run([{ kind: "task-failure", probability: 0.05, prefix: "load" }]);
+    expectNothingLost(report);
+    expect(report.tasks.erred).toBeGreaterThan(0);
+    const failed = report.taskRecords.filter((r) => r.outcome === "failed");
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.every((r) => r.prefix === "load")).toBe(true);
+    // The final reduce depends on everything: it erred without running.
+    expect(report.taskRecords.some((r) => r.prefix === "reduce" && r.key === "reduce-2-0")).toBe(false);
+  });
+
+  it("all of them at once, on every network model", async () => {
+    for (const network of ["instant", "latency-bandwidth", "max-min"] as const) {
+      const { report } = await simulate("random-dag", {
+        size: 150,
+        seed: 11,
+        network,
+        memoryLimit: 50e6,
+        validate: true,
+        faults: [
+          { kind: "worker-death", worker: 2, at: 1 },
+          { kind: "worker-death", worker: 0, at: 3 },
+          { kind: "transfer-failure", probability: 0.1 },
+          { kind: "busy", probability: 0.1 },
+          { kind: "task-failure", probability: 0.01 },
+        ],
+      });
+      expectNothingLost(report);
+    }
+  });
+
+  it("a run that cannot finish says so, with the stuck keys and the seed", async () => {
+    const { report } = await simulate("tree-reduce", {
+      size: 16,
+      workers: 2,
+      seed: 42,
+      faults: [
+        { kind: "worker-death", worker: 0, at: 0.5 },
+        { kind: "worker-death", worker: 1, at: 0.5 },
+      ],
+    });
+    expect(report.complete).toBe(false);
+    expect(report.tasks.lost).toBe(report.tasks.total);
+    expect(report.completion).toMatch(/^19 of 19 tasks did not finish .*replay with seed 42$/);
+    expect(report.stuck![0]).toEqual({ key: "load-0", state: "queued" });
+  });
+
+  it("rejects a fault naming a worker the cluster does not have", async () => {
+    await expect(simulate("map", { size: 4, workers: 2, faults: [{ kind: "worker-death", worker: 5, at: 1 }] })).rejects.toThrow(
+      /^faults\[0\]\.worker: no worker 5 in this cluster/,
+    );
+  });
+});
+
+describe("memory: spilling and pausing", () => {
+  it("spills to the virtual disk under memory pressure and reads it back", async () => {
+    const { report } = await simulate("spill-pressure", { size: 32, workers: 2, validate: true });
+    expectNothingLost(report);
+    expect(report.spill.bytesWritten).toBeGreaterThan(0);
+    expect(report.spill.countRead).toBeGreaterThan(0);
+    const written = report.metrics.filter((m) => m.name.at(-2) === "disk-write" && m.name.at(-1) === "bytes");
+    expect(written.length).toBeGreaterThan(0);
+    const peak = Math.max(...report.perWorker.map((w) => w.peakMemoryBytes));
+    expect(peak).toBeLessThanOrEqual(report.memoryLimit!);
+    expect(report.memory.length).toBeGreaterThan(0);
+  });
+
+  it("pauses a worker over the pause fraction and unpauses it once memory is freed", async () => {
+    const builder = new GraphBuilder();
+    const big = builder.addTask({ key: "big-0", prefix: "big", duration: 1, nbytes: 70e6 });
+    const pad = builder.addTask({ key: "pad-0", prefix: "pad", duration: 0.5, nbytes: 15e6 });
+    const use = builder.addTask({ key: "use-0", prefix: "use", duration: 1, nbytes: 1e6 });
+    builder.addDependency(pad, big);
+    builder.addDependency(use, big);
+    const workload: Workload = { name: "pause", description: "", graph: builder.build("pause"), faults: [], cluster: {} };
+    // Nothing can spill (maxSpill 0): at t=1.5 the worker holds 85 MB of 100 MB (> 80%) and
+    // pauses; at t=2 use-0 ends, big-0 is freed, 16 MB remain and it unpauses.
+    const { report } = await simulate(workload, { workers: 1, threads: 2, memoryLimit: 100e6, maxSpill: 0, validate: true });
+    expectNothingLost(report);
+    expect(report.faults.filter((f) => f.kind === "pause" || f.kind === "unpause").map((f) => [f.time, f.kind])).toEqual([
+      [1.5, "pause"],
+      [2, "unpause"],
+    ]);
+    expect(report.perWorker[0]!.peakMemoryBytes).toBe(85e6);
+  });
+});
