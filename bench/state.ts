@@ -310,9 +310,17 @@ interface RunResult {
 }
 
 let peakHeapUsed = 0;
+let peakLiveHeap = 0;
+/** Heap in use at the end of the compute phase (the peak of live tasks), before and after a full GC. */
 function sampleHeap(): void {
   const used = process.memoryUsage().heapUsed;
   if (used > peakHeapUsed) peakHeapUsed = used;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc !== undefined) {
+    gc();
+    const live = process.memoryUsage().heapUsed;
+    if (live > peakLiveHeap) peakLiveHeap = live;
+  }
 }
 
 function result(
@@ -347,6 +355,10 @@ function result(
 }
 
 const now = (): number => performance.now() / 1000;
+const cpuNow = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+};
 
 function workloadIndependent(n: number, trace: boolean): RunResult {
   const keys = Array.from({ length: n }, (_, i) => `t-${i}`);
@@ -484,7 +496,10 @@ function runRepeated(name: string, options: Options): Record<string, unknown> {
   const runs: RunResult[] = [];
   for (let i = 0; i < options.repeat; i++) {
     gc?.();
-    runs.push(runWorkload(name, options));
+    const cpu0 = cpuNow();
+    const run = runWorkload(name, options);
+    run.extra["process_cpu_seconds_incl_checks"] = round(cpuNow() - cpu0, 4);
+    runs.push(run);
   }
   for (const field of ["events", "instructions", "transitions"] as const) {
     check(
@@ -508,6 +523,7 @@ function runRepeated(name: string, options: Options): Record<string, unknown> {
     events_per_s_max: round((sorted[0] as RunResult).events_per_s, 1),
     repeat: options.repeat,
     peak_heap_used_bytes: peakHeapUsed,
+    live_heap_after_compute_bytes: peakLiveHeap,
     peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
     heap_total_bytes_at_end: memory.heapTotal,
     impl: `spanwork WorkerState / node ${process.version}`,

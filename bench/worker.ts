@@ -5,10 +5,13 @@
 // - virtual-clock: cost per step of VirtualClock (independent timers; a chain of sleeps).
 // - worker-chain: end-to-end cost per task of a simulated Worker running a chain of tasks
 //   (ComputeTaskEvent → Execute → SimulatedExecutor → ExecuteSuccessEvent → metrics).
+// - worker-shell-overhead: N independent zero-duration tasks on a simulated Worker versus
+//   the same events fed to a bare WorkerState (what the shell adds: spans, dispatch,
+//   executor, metrics), same run.
 // Options: --series N (default 2,000), --steps N (default 100,000), --tasks N (default 5,000), --repeat R (default 5).
 import { pathToFileURL } from "node:url";
 import { Counter, Registry } from "prom-client";
-import { ComputeTaskEvent } from "../src/state/index.js";
+import { ComputeTaskEvent, ExecuteSuccessEvent, WorkerState, type Instruction } from "../src/state/index.js";
 import {
   MetricsStore,
   SimulatedExecutor,
@@ -184,11 +187,57 @@ async function benchWorkerChain(options: Options): Promise<void> {
   emit({ name: "worker-chain", tasks: options.tasks, usPerTask: round(median(samples)) });
 }
 
+function bareState(tasks: number): number {
+  const ws = new WorkerState({ address: "127.0.0.1:1", nthreads: 4, validate: false });
+  const queue: Instruction[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < tasks; i++) {
+    for (const ins of ws.handleStimulus(ComputeTaskEvent({ key: `t-${i}`, stimulusId: `c-${i}`, priority: [0, i] }))) queue.push(ins);
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const ins = queue[head]!;
+    if (ins.kind !== "Execute") continue;
+    for (const next of ws.handleStimulus(ExecuteSuccessEvent({ key: ins.key, stimulusId: `e-${ins.key}`, nbytes: 1 }))) queue.push(next);
+  }
+  return ((performance.now() - t0) * 1000) / tasks;
+}
+
+async function shellWorker(tasks: number): Promise<number> {
+  const clock = new VirtualClock();
+  const worker = new Worker({ address: "127.0.0.1:1", nthreads: 4, clock, executor: new SimulatedExecutor(), validate: false });
+  const model = { durations: {}, outputBytes: 1 };
+  const t0 = performance.now();
+  for (let i = 0; i < tasks; i++) {
+    worker.handleStimulus(ComputeTaskEvent({ key: `t-${i}`, stimulusId: `c-${i}`, priority: [0, i], runSpec: model }));
+  }
+  await clock.runUntilIdle();
+  const elapsed = performance.now() - t0;
+  if (worker.state.tasks.get(`t-${tasks - 1}`)?.state !== "memory") throw new Error("bench worker: the tasks did not finish");
+  return (elapsed * 1000) / tasks;
+}
+
+async function benchShellOverhead(options: Options): Promise<void> {
+  const bare: number[] = [];
+  const shell: number[] = [];
+  bareState(Math.min(options.tasks, 1000));
+  await shellWorker(Math.min(options.tasks, 1000));
+  for (let r = 0; r < options.repeat; r++) {
+    gc();
+    bare.push(bareState(options.tasks));
+    gc();
+    shell.push(await shellWorker(options.tasks));
+  }
+  const b = median(bare);
+  const w = median(shell);
+  emit({ name: "worker-shell-overhead", tasks: options.tasks, bareStateUsPerTask: round(b), workerUsPerTask: round(w), shellUsPerTask: round(w - b) });
+}
+
 export async function run(argv: string[]): Promise<void> {
   const options = parse(argv);
   await benchPrometheus(options);
   await benchClock(options);
   await benchWorkerChain(options);
+  await benchShellOverhead(options);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

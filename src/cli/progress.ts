@@ -39,13 +39,18 @@ export function createProgressReporter(
       // The simulator may run for a while without yielding to the event loop: redraw from
       // update() itself rather than from a timer that would not fire.
       synchronousUpdate: true,
-      gracefulExit: true,
     },
     cliProgress.Presets.shades_classic,
   );
   let started = false;
   let stopped = false;
   let startedAt = 0;
+  // Ctrl-C: give the terminal its cursor and line wrapping back, then die of the signal as usual
+  // (cli-progress's own gracefulExit would swallow the signal and keep the run going).
+  const onInterrupt = (signal: NodeJS.Signals): void => {
+    bar.stop();
+    process.kill(process.pid, signal);
+  };
   return {
     update(progress) {
       if (stopped) return;
@@ -56,6 +61,8 @@ export function createProgressReporter(
       if (!started) {
         started = true;
         startedAt = now();
+        process.once("SIGINT", onInterrupt);
+        process.once("SIGTERM", onInterrupt);
         bar.start(Math.max(1, progress.total), progress.done, { ...payload, rate: "–" });
         return;
       }
@@ -65,7 +72,10 @@ export function createProgressReporter(
     stop() {
       if (stopped) return;
       stopped = true;
-      if (started) bar.stop();
+      if (!started) return;
+      process.removeListener("SIGINT", onInterrupt);
+      process.removeListener("SIGTERM", onInterrupt);
+      bar.stop();
     },
   };
 }

@@ -1,21 +1,20 @@
 // The real SimulatorApi: src/sim's simulate, built-in workloads and spec loading, and
 // src/spans' Chrome trace export, with their errors turned into the command's error kinds.
-import {
-  builtInWorkloads,
-  compileSpec,
-  DEFAULT_SEED,
-  GraphError,
-  loadWorkloadFile,
-  simulate,
-  SimulationError,
-  SpecError,
-  type SimInput,
-  type WorkloadSpec,
-} from "../sim/index.js";
-import { toChromeTrace } from "../spans/index.js";
+// `list` and `validate` need only the workload and spec modules; the simulator proper (the
+// worker stack) is imported when a run starts, which keeps those commands quick.
+import { compileSpec } from "../sim/compile.js";
+import { GraphError } from "../sim/graph.js";
+import type { SimInput } from "../sim/simulate.js";
+import type { SimResult } from "../sim/report.js";
+import { loadWorkloadFile, SpecError, type WorkloadSpec } from "../sim/spec.js";
+import { builtInWorkloads } from "../sim/workloads.js";
+import { toChromeTrace, type ChromeTrace, type ChromeTraceEvent } from "../spans/index.js";
 import { CliUsageError, SpecProblemsError } from "./errors.js";
 import { formatCount } from "./format/units.js";
 import type { SimulatorApi, Workload } from "./simulator-api.js";
+
+/** Building the graph checks its structure; which seed does not matter for that. */
+const STRUCTURE_CHECK_SEED = 1;
 
 export function realSimulator(): SimulatorApi {
   return {
@@ -38,7 +37,7 @@ export function realSimulator(): SimulatorApi {
       // Key-level problems (unknown keys, cycles in explicit dependencies) only show when the
       // graph is built: build it once here so `validate` and `run` report them as bad input.
       try {
-        compileSpec(spec, DEFAULT_SEED);
+        compileSpec(spec, STRUCTURE_CHECK_SEED);
       } catch (error) {
         if (error instanceof GraphError || error instanceof SpecError) throw new SpecProblemsError([`${displayPath}: ${error.message}`]);
         throw error;
@@ -47,6 +46,7 @@ export function realSimulator(): SimulatorApi {
     },
 
     async simulate(workload, options) {
+      const { simulate, SimulationError } = await import("../sim/simulate.js");
       try {
         return await simulate(workload.spec as SimInput, options);
       } catch (error) {
@@ -56,8 +56,25 @@ export function realSimulator(): SimulatorApi {
       }
     },
 
-    chromeTrace: (result) => toChromeTrace(result.spanRecords.map((entry) => entry.record)),
+    chromeTrace,
   };
+}
+
+/**
+ * One trace process per worker, named by its address, whatever attributes the roots carry
+ * (the simulator says which worker each record came from; roots without a `worker` attribute
+ * would otherwise share one process and overlap on its threads).
+ */
+function chromeTrace(result: SimResult): ChromeTrace {
+  const workers = [...result.report.perWorker.map((worker) => worker.address), ...result.spanRecords.map((entry) => entry.worker)];
+  const pids = new Map<string, number>();
+  for (const worker of workers) if (!pids.has(worker)) pids.set(worker, pids.size + 1);
+  const trace = toChromeTrace(
+    result.spanRecords.map((entry) => entry.record),
+    { pid: (_root, index) => pids.get(result.spanRecords[index]!.worker)! },
+  );
+  const processNames: ChromeTraceEvent[] = [...pids].map(([worker, pid]) => ({ name: "process_name", ph: "M", pid, tid: 0, args: { name: worker } }));
+  return { ...trace, traceEvents: [...processNames, ...trace.traceEvents] };
 }
 
 function outline(spec: WorkloadSpec): string {

@@ -118,8 +118,8 @@ function metricsSection(report: SimReport, style: Style, maxRows: number): strin
   const breakdown = fineMetricBreakdown(report.metrics);
   const lines = [
     style.bold("Fine performance metrics"),
-    style.dim("  execute by task prefix and activity (what dask's dashboard shows), plus gather-dep by prefix,"),
-    style.dim("  get-data and the outcome of failed or cancelled work (which it hides); share = of all seconds"),
+    style.dim("  execute per task prefix and activity, as on dask's Fine Performance Metrics page, plus what that"),
+    style.dim("  page hides: gather-dep per prefix, get-data, and outcomes (failed, cancelled, running work)"),
   ];
   if (breakdown.rows.length === 0) {
     return [...lines, "  (no metrics recorded)"];
@@ -151,7 +151,7 @@ function metricsSection(report: SimReport, style: Style, maxRows: number): strin
   if (zeroRows > 0) folded.push(`${zeroRows} ${plural(zeroRows, "row")} of zeros`);
   if (folded.length > 0) lines.push(style.dim(`  … ${folded.join(" and ")} not shown; every row is in --json`));
   const perContext = breakdown.secondsByContext.map(({ context, seconds }) => `${context} ${formatSeconds(seconds)}`).join(" · ");
-  lines.push(`  total ${formatSeconds(breakdown.totalSeconds)}: ${perContext}`);
+  lines.push(`  total ${formatSeconds(breakdown.totalSeconds)} (share 100%): ${perContext}`);
   return lines;
 }
 

@@ -1,6 +1,5 @@
 // Gathers what a run produces (finished span records, transfers, faults, worker totals)
 // and assembles the SimReport, with a stable order everywhere so equal runs give equal JSON.
-import type { SpanRecord } from "../spans/index.js";
 import type { Worker } from "../worker/worker.js";
 import type { VirtualDisk } from "./disk.js";
 import type { MemoryMonitor } from "./memory.js";
@@ -22,8 +21,6 @@ export interface ReportInputs {
   workers_: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
   memory: MemoryMonitor;
 }
-
-const TASK_OUTCOMES = new Set<TaskRecord["outcome"]>(["ok", "failed", "cancelled", "rescheduled"]);
 
 export class ReportBuilder {
   private readonly taskRecords: TaskRecord[] = [];
@@ -52,30 +49,17 @@ export class ReportBuilder {
     this.bytesReceived = new Float64Array(addresses.length);
   }
 
-  /** A finished root span of a worker: execute roots (those naming their key; not the roots
-   * of handling their done events) become task records. */
-  spanRecord(address: string, record: SpanRecord): void {
-    if (record.name[0] !== "execute" || record.attributes.key === undefined) return;
-    const w = this.workerIndex.get(address)!;
-    const duration = record.endTime - record.startTime;
-    this.busySeconds[w]! += duration;
+  /** One execution attempt, as the executor saw it. */
+  taskRecord(record: TaskRecord): void {
+    const w = this.workerIndex.get(record.worker)!;
+    this.busySeconds[w]! += record.end - record.start;
     this.executed[w]!++;
-    const outcome = String(record.attributes.outcome ?? "ok") as TaskRecord["outcome"];
-    if (outcome === "ok" || outcome === "failed") this.lastCompletion = Math.max(this.lastCompletion, record.endTime);
+    if (record.outcome === "ok" || record.outcome === "failed") this.lastCompletion = Math.max(this.lastCompletion, record.end);
     if (this.taskRecords.length >= this.maxRecords) {
       this.taskRecordsDropped++;
       return;
     }
-    const key = String(record.attributes.key ?? "");
-    this.taskRecords.push({
-      key,
-      prefix: record.name[1] ?? "",
-      worker: address,
-      thread: Number(record.attributes.thread ?? 0),
-      start: record.startTime,
-      end: record.endTime,
-      outcome: TASK_OUTCOMES.has(outcome) ? outcome : "cancelled",
-    });
+    this.taskRecords.push(record);
   }
 
   record(transfer: TransferRecord): void {

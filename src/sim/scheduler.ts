@@ -132,6 +132,8 @@ export class Scheduler {
   private readonly runIds: Int32Array;
   private readonly deaths: Uint8Array;
   private readonly holders: Array<number[] | null>;
+  /** Frozen address lists of the holders, built on demand and dropped when holders change. */
+  private readonly holderAddresses: Array<readonly string[] | null>;
   /** Output sizes as reported by the workers. */
   readonly nbytes: Float64Array;
   readonly exceptionText = new Map<number, string>();
@@ -162,6 +164,7 @@ export class Scheduler {
     this.runIds = new Int32Array(n);
     this.deaths = new Uint8Array(n);
     this.holders = new Array<number[] | null>(n).fill(null);
+    this.holderAddresses = new Array<readonly string[] | null>(n).fill(null);
     this.nbytes = Float64Array.from(graph.nbytes);
     this.queue = new PriorityQueue(graph.order);
     this.unfinishedCount = n;
@@ -398,7 +401,7 @@ export class Scheduler {
   }
 
   private refreshWhoHas(worker: number, keys: readonly Key[]): void {
-    const whoHas: Record<Key, string[]> = {};
+    const whoHas = Object.create(null) as Record<Key, readonly string[]>;
     for (const key of keys) {
       const id = this.graph.idOf(key);
       whoHas[key] = id === undefined ? [] : this.addressesOf(id);
@@ -527,8 +530,10 @@ export class Scheduler {
     view.processing.add(id);
     const runId = ++this.nextRunId;
     this.runIds[id] = runId;
-    const whoHas: Record<Key, string[]> = {};
-    const nbytes: Record<Key, number> = {};
+    // Null-prototype records: V8 keeps them as hash tables, whereas `{}` grows a hidden-class
+    // transition per distinct key name, which costs microseconds per key on large graphs.
+    const whoHas = Object.create(null) as Record<Key, readonly string[]>;
+    const nbytes = Object.create(null) as Record<Key, number>;
     for (let e = g.depStart[id]!; e < g.depStart[id + 1]!; e++) {
       const dep = g.deps[e]!;
       const key = g.keys[dep]!;
@@ -572,6 +577,7 @@ export class Scheduler {
     this.status[id] = TaskStatus.Released;
     const holders = this.holders[id];
     this.holders[id] = null;
+    this.holderAddresses[id] = null;
     if (holders === null) return;
     const key = this.graph.keys[id]!;
     for (const w of holders) {
@@ -708,6 +714,7 @@ export class Scheduler {
     const view = this.workers[worker]!;
     if (view.hasWhat.has(id)) return;
     view.hasWhat.add(id);
+    this.holderAddresses[id] = null;
     const holders = this.holders[id];
     if (holders === null) this.holders[id] = [worker];
     else holders.push(worker);
@@ -716,16 +723,20 @@ export class Scheduler {
   private dropReplica(id: number, worker: number): void {
     const view = this.workers[worker]!;
     if (!view.hasWhat.delete(id)) return;
+    this.holderAddresses[id] = null;
     const holders = this.holders[id]!;
     const at = holders.indexOf(worker);
     holders.splice(at, 1);
     if (holders.length === 0) this.holders[id] = null;
   }
 
-  private addressesOf(id: number): string[] {
+  private addressesOf(id: number): readonly string[] {
+    const cached = this.holderAddresses[id];
+    if (cached !== null) return cached;
     const holders = this.holders[id];
-    if (holders === null) return [];
-    return holders.map((w) => this.workers[w]!.address);
+    const addresses = Object.freeze(holders === null ? [] : holders.map((w) => this.workers[w]!.address));
+    this.holderAddresses[id] = addresses;
+    return addresses;
   }
 
   private free(worker: number, key: Key): void {

@@ -5,9 +5,10 @@ import { PauseEvent, UnpauseEvent, FindMissingEvent, type SendMessageToScheduler
 import type { SpanRecord } from "../spans/index.js";
 import { VirtualClock, type TimerHandle } from "../worker/clock.js";
 import { InProcessTransport } from "../worker/in-process-transport.js";
-import { SimulatedExecutor, type TaskModel } from "../worker/simulated-executor.js";
+import type { TaskModel } from "../worker/simulated-executor.js";
 import { Worker } from "../worker/worker.js";
 import { DEFAULT_DISK, VirtualDisk, simulatedDataSerializer } from "./disk.js";
+import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
@@ -175,11 +176,12 @@ class SimulationRun {
       reported.add(kind);
       this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones not reported)`);
     };
+    const executor = new RecordingExecutor(address, this.report);
     const worker = new Worker({
       address,
       nthreads: this.nthreads,
       clock: this.clock,
-      executor: new SimulatedExecutor(),
+      executor,
       transport: this.transport,
       send: (message) => this.receive(index, message),
       memoryLimit: limit,
@@ -195,14 +197,12 @@ class SimulationRun {
       transferIncomingCountLimit: 50,
       transferMessageBytesLimit: 50e6,
       ...(limit === null ? {} : { transferIncomingBytesLimit: Math.floor(limit * 0.1) }),
-      onSpanRecord: (record) => {
-        this.report.spanRecord(address, record);
-        if (collectSpans) this.spanRecords.push({ worker: address, record });
-      },
+      ...(collectSpans ? { onSpanRecord: (record: SpanRecord) => this.spanRecords.push({ worker: address, record }) } : {}),
       onError: (error) => {
         this.internalError ??= error;
       },
     });
+    executor.state = worker.state;
     this.inner.register(worker);
     return { index, address, worker, disk, died: false, paused: false, findMissing: null };
   }

@@ -54,7 +54,7 @@ export function safeSizeof(
   return size;
 }
 
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
 }

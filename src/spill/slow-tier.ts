@@ -4,6 +4,23 @@ import type { SpillMetrics } from "./metrics.js";
 import type { Codec, Serializer } from "./serializer.js";
 import { modelledWriteSeconds, unpackRead, type SpillStore } from "./store.js";
 
+function byteLengthOf(bytes: Uint8Array | readonly Uint8Array[]): number {
+  if (bytes instanceof Uint8Array) return bytes.byteLength;
+  let total = 0;
+  for (const frame of bytes) total += frame.byteLength;
+  return total;
+}
+
+function checkSerialized(bytes: unknown, framed: boolean): void {
+  if (framed) {
+    if (!Array.isArray(bytes) || !bytes.every((frame) => frame instanceof Uint8Array)) {
+      throw new TypeError("serializer.dumpFrames returned something other than an array of Uint8Arrays");
+    }
+  } else if (!(bytes instanceof Uint8Array)) {
+    throw new TypeError(`serializer.dump returned ${typeof bytes}; expected a Uint8Array`);
+  }
+}
+
 /** Size of a spilled key/value pair: sizeof in memory, and bytes on disk. */
 export interface SpilledSize {
   readonly memory: number;
@@ -77,13 +94,13 @@ export class SlowTier implements SlowTierView {
    */
   put(key: Key, value: unknown, memoryWeight: number): void {
     const { metrics, serializer, codec, store } = this.options;
-    let bytes: Uint8Array;
+    // Frames skip a copy of large binary values, when serializer and store both support them.
+    const framed = codec === null && serializer.dumpFrames !== undefined && store.writeFrames !== undefined;
+    let bytes: Uint8Array | readonly Uint8Array[];
     const serializing = metrics.begin("serialize");
     try {
-      bytes = serializer.dump(value);
-      if (!(bytes instanceof Uint8Array)) {
-        throw new TypeError(`serializer.dump returned ${typeof bytes}; expected a Uint8Array`);
-      }
+      bytes = framed ? serializer.dumpFrames!(value) : serializer.dump(value);
+      checkSerialized(bytes, framed);
     } catch (cause) {
       throw new SerializeFailure(key, { cause });
     } finally {
@@ -92,23 +109,30 @@ export class SlowTier implements SlowTierView {
     if (codec !== null) {
       const compressing = metrics.begin("compress");
       try {
-        bytes = codec.compress(bytes);
+        bytes = codec.compress(bytes as Uint8Array);
       } catch (cause) {
         throw new SerializeFailure(key, { cause });
       } finally {
         metrics.end(compressing);
       }
     }
-    const diskBytes = bytes.byteLength;
+    this.write(key, value, memoryWeight, bytes);
+  }
+
+  // The maxSpill check (after serializing, as dask does), the timed store write, the bookkeeping.
+  private write(key: Key, value: unknown, memoryWeight: number, bytes: Uint8Array | readonly Uint8Array[]): void {
+    const diskBytes = byteLengthOf(bytes);
     const maxSpill = this.options.maxSpill;
     if (maxSpill !== false && this.diskTotal + diskBytes > maxSpill) {
       throw new MaxSpillExceeded(key, diskBytes, maxSpill);
     }
+    const metrics = this.options.metrics;
     const writing = metrics.begin("disk-write");
     let modelled: number | undefined;
     let written = false;
     try {
-      modelled = modelledWriteSeconds(store.write(key, bytes));
+      const store = this.options.store;
+      modelled = modelledWriteSeconds(bytes instanceof Uint8Array ? store.write(key, bytes) : store.writeFrames!(key, bytes));
       written = true;
     } catch (cause) {
       throw new StoreWriteFailure(key, { cause });

@@ -18,6 +18,12 @@ import type { Key } from "./key.js";
 export interface SpillStore {
   read(key: Key): Uint8Array | ModelledRead;
   write(key: Key, bytes: Uint8Array): void | ModelledDuration;
+  /**
+   * Optional: `write` of the concatenation of `frames` (a large binary value and its
+   * header), used with a serializer's `dumpFrames` to skip a copy. Same contract as `write`;
+   * the frames may be the value's own memory, so a store that keeps them must copy them.
+   */
+  writeFrames?(key: Key, frames: readonly Uint8Array[]): void | ModelledDuration;
   delete(key: Key): void;
   /** Optional: release resources (the default file store removes its directory). */
   close?(): void;

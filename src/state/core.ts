@@ -119,7 +119,7 @@ export class StateCore {
   stimulusSeq = 0;
 
   /** The stack drained by `handleStimulus`; reused (it is empty between stimuli). */
-  private readonly mainStack = new RecommendationStack();
+  private readonly mainStack = new RecommendationStack(true);
   /** Tasks touched during the current stimulus (only tracked when validating). */
   private touched: Set<TaskState> | null = null;
 
@@ -177,7 +177,7 @@ export class StateCore {
       this.touched = null;
       // A transition that threw leaves its siblings pending; never leak them into the
       // next stimulus.
-      while (recs.pop() !== undefined);
+      if (recs.size > 0) recs.clear();
       recs.journalTruncate(0);
     }
   }
@@ -256,7 +256,7 @@ export class StateCore {
 
   /** The recommendations a transition made, as `[key, finish, …]` pairs (null: none). */
   private summary(recs: RecommendationStack, from: number): string[] | null {
-    const n = recs.journalTasks.length;
+    const n = recs.journalLength();
     if (n === from) return null;
     const pairs: string[] = new Array((n - from) * 2);
     for (let i = from, j = 0; i < n; i++, j += 2) {

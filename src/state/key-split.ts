@@ -4,7 +4,6 @@
 
 const LETTERS = /^\p{L}+$/u;
 const HEX32 = /^[a-f0-9]{32}/;
-const LEADING_HEX_LETTER = /^[a-f]/;
 const STRIP_CHARS = "_'()\"";
 
 // Python's str.strip(chars)
@@ -16,37 +15,48 @@ function strip(text: string, chars: string): string {
   return text.slice(start, end);
 }
 
-// Python's str.isalpha(), with an ASCII fast path
-function isAlpha(word: string): boolean {
-  const n = word.length;
-  if (n === 0) return false;
-  for (let i = 0; i < n; i++) {
-    const c = word.charCodeAt(i);
+// Python's str.isalpha() over key[start, end), with an ASCII fast path
+function isAlphaRange(key: string, start: number, end: number): boolean {
+  if (end <= start) return false;
+  for (let i = start; i < end; i++) {
+    const c = key.charCodeAt(i);
     if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) continue;
     if (c < 128) return false;
-    return LETTERS.test(word);
+    return LETTERS.test(key.slice(start, end));
   }
   return true;
 }
 
+// dask: `hex_pattern.match(word)` with hex_pattern = "[a-f]+", i.e. starts with a-f
+function startsWithHexLetter(key: string, start: number): boolean {
+  const c = key.charCodeAt(start);
+  return c >= 97 && c <= 102;
+}
+
+// Scans the "-"-separated words in place instead of splitting (keys are split once per
+// task; this avoids an array and a string per word).
 function computeKeySplit(key: string): string {
-  const words = key.split("-");
-  const first = words[0] as string;
-  if (first.length === 0) return "Other"; // words[0][0] raises IndexError in dask
-  let result: string;
-  if (!isAlpha(first[0] as string)) {
-    result = strip(first.split(",")[0] as string, STRIP_CHARS);
-  } else {
-    result = first;
+  const n = key.length;
+  let firstEnd = key.indexOf("-");
+  if (firstEnd < 0) firstEnd = n;
+  if (firstEnd === 0) return "Other"; // words[0][0] raises IndexError in dask
+  const firstIsAlpha = isAlphaRange(key, 0, 1);
+  let end = firstEnd;
+  while (end < n) {
+    const wordStart = end + 1;
+    let wordEnd = key.indexOf("-", wordStart);
+    if (wordEnd < 0) wordEnd = n;
+    if (!isAlphaRange(key, wordStart, wordEnd)) break;
+    if (wordEnd - wordStart === 8 && startsWithHexLetter(key, wordStart)) break;
+    end = wordEnd;
   }
-  for (let i = 1; i < words.length; i++) {
-    const word = words[i] as string;
-    // dask: word.isalpha() and not (len(word) == 8 and hex_pattern.match(word))
-    if (isAlpha(word) && !(word.length === 8 && LEADING_HEX_LETTER.test(word))) {
-      result += "-" + word;
-    } else {
-      break;
-    }
+  let result: string;
+  if (firstIsAlpha) {
+    result = end === n ? key : key.slice(0, end);
+  } else {
+    const first = key.slice(0, firstEnd);
+    const comma = first.indexOf(",");
+    result = strip(comma < 0 ? first : first.slice(0, comma), STRIP_CHARS) + key.slice(firstEnd, end);
   }
   if (result.length === 32 && HEX32.test(result)) return "data";
   if (result.length === 0) return "Other"; // result[0] raises IndexError in dask

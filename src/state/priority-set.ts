@@ -174,9 +174,10 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   }
 
   private resetArrays(): void {
-    this.items.length = 0;
-    this.priorities.length = 0;
-    this.seqs.length = 0;
+    if (this.items.length === 0) return;
+    this.items = [];
+    this.priorities = [];
+    this.seqs = [];
   }
 
   private compact(): void {

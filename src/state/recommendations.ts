@@ -90,59 +90,106 @@ export function simpleRecommendation(finish: string): SimpleRecommendation | und
   }
 }
 
-/** Pending recommendations, drained last-in-first-out with dict-update merge semantics. */
+/**
+ * Pending recommendations, drained last-in-first-out with dict-update merge semantics.
+ *
+ * The main stack of a WorkerState keeps each pending recommendation on the task itself
+ * (`_pendingRec`; a task belongs to one WorkerState, which has one main stack): no
+ * hashing on the hot path. Secondary stacks (the
+ * via-released path, rare) use a Map, so a task may be pending in both at once.
+ */
 export class RecommendationStack {
   private readonly order: TaskState[] = [];
-  private readonly pending = new Map<TaskState, Recommendation>();
-  /** Every `add` since the last `journalReset`, for the transition log. */
+  private readonly pending: Map<TaskState, Recommendation> | null;
+  private count = 0;
+  /** Every `add` since the last truncation, for the transition log. */
   readonly journalTasks: TaskState[] = [];
   readonly journalRecs: Recommendation[] = [];
+  private journalSize = 0;
+  /** The recommendation of the task last returned by `pop`. */
+  lastPopped: Recommendation = Rec.released;
+
+  constructor(onTasks = false) {
+    this.pending = onTasks ? null : new Map();
+  }
 
   get size(): number {
-    return this.pending.size;
+    return this.count;
   }
 
   add(ts: TaskState, rec: Recommendation): void {
-    if (!this.pending.has(ts)) this.order.push(ts);
-    this.pending.set(ts, rec);
-    this.journalTasks.push(ts);
-    this.journalRecs.push(rec);
+    const pending = this.pending;
+    if (pending === null) {
+      if (ts._pendingRec === null) {
+        this.order.push(ts);
+        this.count++;
+      }
+      ts._pendingRec = rec;
+    } else {
+      if (!pending.has(ts)) {
+        this.order.push(ts);
+        this.count++;
+      }
+      pending.set(ts, rec);
+    }
+    const j = this.journalSize++;
+    this.journalTasks[j] = ts;
+    this.journalRecs[j] = rec;
   }
 
   get(ts: TaskState): Recommendation | undefined {
-    return this.pending.get(ts);
+    if (this.pending !== null) return this.pending.get(ts);
+    return ts._pendingRec === null ? undefined : (ts._pendingRec as Recommendation);
   }
 
   /** The most recently inserted pending task; its recommendation is `lastPopped`. */
   pop(): TaskState | undefined {
     const ts = this.order.pop();
     if (ts === undefined) return undefined;
-    this.lastPopped = this.pending.get(ts) as Recommendation;
-    this.pending.delete(ts);
+    this.count--;
+    const pending = this.pending;
+    if (pending === null) {
+      this.lastPopped = ts._pendingRec as Recommendation;
+      ts._pendingRec = null;
+    } else {
+      this.lastPopped = pending.get(ts) as Recommendation;
+      pending.delete(ts);
+    }
     return ts;
   }
-  lastPopped: Recommendation = Rec.released;
 
   /** Remove the pending recommendation for `ts`, wherever it sits. */
   take(ts: TaskState): Recommendation | undefined {
-    const rec = this.pending.get(ts);
+    const rec = this.get(ts);
     if (rec === undefined) return undefined;
-    this.pending.delete(ts);
+    if (this.pending === null) {
+      ts._pendingRec = null;
+    } else {
+      this.pending.delete(ts);
+    }
     this.order.splice(this.order.lastIndexOf(ts), 1);
+    this.count--;
     return rec;
   }
 
   /** Pending entries in insertion order. */
   entries(): [TaskState, Recommendation][] {
-    return this.order.map((ts) => [ts, this.pending.get(ts) as Recommendation]);
+    return this.order.map((ts) => [ts, this.get(ts) as Recommendation]);
   }
 
   journalLength(): number {
-    return this.journalTasks.length;
+    return this.journalSize;
   }
 
   journalTruncate(length: number): void {
-    this.journalTasks.length = length;
-    this.journalRecs.length = length;
+    this.journalSize = length;
+  }
+
+  /** Forget everything pending (after a transition threw). */
+  clear(): void {
+    while (this.pop() !== undefined);
+    this.journalSize = 0;
+    this.journalTasks.length = 0;
+    this.journalRecs.length = 0;
   }
 }

@@ -18,24 +18,27 @@ export const RUN_ID_SENTINEL = -1;
 const NO_RESOURCES: ResourceMap = Object.freeze({});
 const NO_STARTSTOPS: readonly StartStop[] = Object.freeze([]);
 
+function isStartStopList(value: StartStop | readonly StartStop[]): value is readonly StartStop[] {
+  return Array.isArray(value);
+}
+
 /** Fields that are rarely set; kept out of line so common tasks stay small. */
 interface TaskExtras {
+  previous: OutstandingState | null;
+  next: ResumedTarget | null;
   exception: unknown;
   traceback: unknown;
   exceptionText: string;
   tracebackText: string;
-  metadata: Record<string, unknown>;
+  metadata: Record<string, unknown> | null;
   annotations: Readonly<Record<string, unknown>>;
   spanId: string | null;
-  duration: number | null;
 }
 
 export class TaskState {
   readonly key: Key;
-  readonly prefix: string;
+
   state: TaskStateName = "released";
-  previous: OutstandingState | null = null;
-  next: ResumedTarget | null = null;
   priority: Priority | null = null;
   runId: number = RUN_ID_SENTINEL;
   runSpec: unknown = null;
@@ -56,14 +59,35 @@ export class TaskState {
   _waiters: Set<TaskState> | null = null;
   /** @internal */
   _whoHas: Set<string> | null = null;
-  /** @internal */
-  _startstops: StartStop[] | null = null;
+  /** @internal one entry is kept as the bare object (most tasks have exactly one) */
+  _startstops: StartStop | readonly StartStop[] | null = null;
   /** @internal */
   _extras: TaskExtras | null = null;
+  /** @internal the recommendation pending for this task in its WorkerState's main stack */
+  _pendingRec: object | null = null;
 
   constructor(key: Key) {
     this.key = key;
-    this.prefix = keySplit(key);
+  }
+
+  /** dask's `key_split(key)`; computed on access (rarely read, so not stored per task). */
+  get prefix(): string {
+    return keySplit(this.key);
+  }
+
+  /** Only for cancelled/resumed: the coroutine still outstanding. */
+  get previous(): OutstandingState | null {
+    return this._extras === null ? null : this._extras.previous;
+  }
+  set previous(value: OutstandingState | null) {
+    if (value !== null || this._extras !== null) this.extras().previous = value;
+  }
+  /** Only for resumed: where the task goes once the coroutine returns. */
+  get next(): ResumedTarget | null {
+    return this._extras === null ? null : this._extras.next;
+  }
+  set next(value: ResumedTarget | null) {
+    if (value !== null || this._extras !== null) this.extras().next = value;
   }
 
   get dependencies(): Set<TaskState> {
@@ -84,36 +108,31 @@ export class TaskState {
   set whoHas(workers: Set<string>) {
     this._whoHas = workers;
   }
-  /** Frozen once a message carried it; `addStartstop` copies it then (copy on write). */
   get startstops(): readonly StartStop[] {
-    return this._startstops ?? NO_STARTSTOPS;
-  }
-
-  /** @internal */
-  addStartstop(entry: StartStop): void {
-    const current = this._startstops;
-    if (current === null) this._startstops = [entry];
-    else if (Object.isFrozen(current)) this._startstops = [...current, entry];
-    else current.push(entry);
-  }
-
-  /** @internal the startstops as an immutable array, for a message */
-  frozenStartstops(): readonly StartStop[] {
     const current = this._startstops;
     if (current === null) return NO_STARTSTOPS;
-    return Object.freeze(current);
+    return isStartStopList(current) ? current : Object.freeze([current]);
+  }
+
+  /** Append a `{action, start, stop}` record (the shell adds transfer/disk entries). */
+  addStartstop(entry: StartStop): void {
+    const current = this._startstops;
+    if (current === null) this._startstops = Object.freeze(entry);
+    else if (isStartStopList(current)) this._startstops = Object.freeze([...current, Object.freeze(entry)]);
+    else this._startstops = Object.freeze([current, Object.freeze(entry)]);
   }
 
   private extras(): TaskExtras {
     return (this._extras ??= {
+      previous: null,
+      next: null,
       exception: null,
       traceback: null,
       exceptionText: "",
       tracebackText: "",
-      metadata: {},
+      metadata: null,
       annotations: {},
       spanId: null,
-      duration: null,
     });
   }
 
@@ -142,7 +161,8 @@ export class TaskState {
     if (value !== "" || this._extras !== null) this.extras().tracebackText = value;
   }
   get metadata(): Record<string, unknown> {
-    return this.extras().metadata;
+    const extras = this.extras();
+    return (extras.metadata ??= {});
   }
   get annotations(): Readonly<Record<string, unknown>> {
     return this._extras === null ? {} : this._extras.annotations;
@@ -155,12 +175,6 @@ export class TaskState {
   }
   set spanId(value: string | null) {
     if (value !== null || this._extras !== null) this.extras().spanId = value;
-  }
-  get duration(): number | null {
-    return this._extras === null ? null : this._extras.duration;
-  }
-  set duration(value: number | null) {
-    if (value !== null || this._extras !== null) this.extras().duration = value;
   }
 
   /** @internal metadata without allocating it */

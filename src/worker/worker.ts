@@ -10,6 +10,7 @@
 //   <cause> for handleStimulus    the done event's root name, else ["handle-stimulus", <stimulus>]
 //   ["memory-monitor"]            manual evict()
 //   ["unattributed"]              data accesses made outside any span
+import { setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Span, SpanRegistry, toDigestMetrics, type SpanRecord } from "../spans/index.js";
@@ -109,17 +110,35 @@ const DEFAULT_RETRY_BUSY_DELAY = 0.15;
 const DEFAULT_GET_DATA_BUSY_LIMIT = 10;
 const DEFAULT_MEMORY_TARGET_FRACTION = 0.6;
 
-const STIMULUS_NAMES = new Map<string, string>();
+// Root names are frozen once and reused: a Span keeps a frozen name as is (no copy per span).
+const STIMULUS_ROOTS = new Map<string, readonly string[]>();
+const EXECUTE_ROOTS = new Map<string, readonly string[]>();
+const GATHER_DEP_ROOT: readonly string[] = Object.freeze(["gather-dep"]);
+const GET_DATA_ROOT: readonly string[] = Object.freeze(["get-data"]);
+const MEMORY_MONITOR_ROOT: readonly string[] = Object.freeze(["memory-monitor"]);
+const UNATTRIBUTED_ROOT: readonly string[] = Object.freeze(["unattributed"]);
 
-/** "ComputeTaskEvent" → "compute-task". */
-function stimulusName(kind: string): string {
-  let name = STIMULUS_NAMES.get(kind);
+/** `["handle-stimulus", <kind in kebab case>]`: "ComputeTaskEvent" → "compute-task". */
+function stimulusRoot(kind: string): readonly string[] {
+  let name = STIMULUS_ROOTS.get(kind);
   if (name === undefined) {
-    name = kind
+    const stimulus = kind
       .replace(/Event$/, "")
       .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
       .toLowerCase();
-    STIMULUS_NAMES.set(kind, name);
+    name = Object.freeze(["handle-stimulus", stimulus]);
+    STIMULUS_ROOTS.set(kind, name);
+  }
+  return name;
+}
+
+function executeRoot(prefix: string): readonly string[] {
+  let name = EXECUTE_ROOTS.get(prefix);
+  if (name === undefined) {
+    name = Object.freeze(["execute", prefix]);
+    // prefixes are few in practice; a pathological stream of distinct ones cannot grow this forever
+    if (EXECUTE_ROOTS.size >= 10_000) EXECUTE_ROOTS.clear();
+    EXECUTE_ROOTS.set(prefix, name);
   }
   return name;
 }
@@ -132,6 +151,35 @@ function latestChildEnd(root: Span, floor: number): number {
     if (end !== undefined && end > latest) latest = end;
   }
   return latest;
+}
+
+/**
+ * A signal aborted by either input, with listeners removed by `dispose()` — unlike
+ * `AbortSignal.any`, nothing stays attached to the worker's long-lived signal per request.
+ */
+function linkSignals(own: AbortSignal, other: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  if (other === undefined || other === own) return { signal: own, dispose: () => undefined };
+  const controller = new AbortController();
+  if (own.aborted || other.aborted) {
+    controller.abort(own.aborted ? own.reason : other.reason);
+    return { signal: controller.signal, dispose: () => undefined };
+  }
+  const onOwn = (): void => controller.abort(own.reason);
+  const onOther = (): void => controller.abort(other.reason);
+  own.addEventListener("abort", onOwn, { once: true });
+  other.addEventListener("abort", onOther, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      own.removeEventListener("abort", onOwn);
+      other.removeEventListener("abort", onOther);
+    },
+  };
+}
+
+function hasKeys(record: Readonly<Record<string, unknown>>): boolean {
+  for (const _ in record) return true;
+  return false;
 }
 
 function errorText(error: unknown): string {
@@ -207,6 +255,8 @@ export class Worker implements DataServer {
           throw error;
         });
       });
+    // Every sleep, transfer and task of this worker listens to its one close signal.
+    setMaxListeners(0, this.#abort.signal);
     this.#retryBusyDelay = options.retryBusyDelay ?? DEFAULT_RETRY_BUSY_DELAY;
     if (!(this.#retryBusyDelay >= 0)) throw new RangeError(`Worker option retryBusyDelay must be ≥ 0 seconds, got ${this.#retryBusyDelay}`);
     this.#getDataBusyLimit = checkPositive(options.getDataBusyLimit ?? DEFAULT_GET_DATA_BUSY_LIMIT, "getDataBusyLimit", true);
@@ -240,7 +290,7 @@ export class Worker implements DataServer {
     }
     this.data = new AttributedStore(
       inner,
-      () => new Span(["unattributed"], { clock: this.clock }),
+      () => new Span(UNATTRIBUTED_ROOT, { clock: this.clock }),
       (root) => this.#finishSideRoot(root, "unattributed", null),
     );
 
@@ -286,7 +336,7 @@ export class Worker implements DataServer {
       if (event === null || typeof event !== "object" || typeof (event as { kind?: unknown }).kind !== "string") {
         throw new TypeError(`Worker.handleStimulus: not an event: ${String(event)}`);
       }
-      this.#handle(event, ["handle-stimulus", stimulusName(event.kind)], "ok", null);
+      this.#handle(event, stimulusRoot(event.kind), "ok", null);
     }
   }
 
@@ -298,7 +348,7 @@ export class Worker implements DataServer {
   /** Spills one key like dask's memory monitor (metered under ["memory-monitor"]): evicted weight, or -1. */
   evict(): number {
     this.#assertOpen("evict");
-    const root = new Span(["memory-monitor"], { clock: this.clock }).start();
+    const root = new Span(MEMORY_MONITOR_ROOT, { clock: this.clock }).start();
     let evicted = -1;
     try {
       evicted = root.asCurrent(() => this.data.evict?.() ?? -1);
@@ -336,9 +386,9 @@ export class Worker implements DataServer {
       // A modelled spill duration may end after now: the root covers it (virtual time does
       // not advance inside a synchronous stimulus).
       root.end(latestChildEnd(root, this.clock.now()));
-      if (root.children.length > 0 || root.duration !== 0 || Object.keys(root.metrics).length > 0) {
+      if (root.children.length > 0 || root.duration !== 0 || hasKeys(root.metrics)) {
         this.#digestRoot(root, event.stimulusId, split);
-        this.#onSpanRecord?.(root.toRecord());
+        this.#reportRecord(root);
       }
     }
     this.#dispatch(instructions, split);
@@ -394,7 +444,7 @@ export class Worker implements DataServer {
   #finishSideRoot(root: Span, stimulus: string, split: PrefixWeights | null): void {
     if (root.isRecording()) root.end(latestChildEnd(root, this.clock.now()));
     this.#digestRoot(root, this.#stimulusId(stimulus), split);
-    this.#onSpanRecord?.(root.toRecord());
+    this.#reportRecord(root);
   }
 
   /** Increments accrued by open roots since the previous collection (split where due). */
@@ -524,6 +574,17 @@ export class Worker implements DataServer {
     if (work.key !== null) this.#releaseThread(work.key);
   }
 
+  /** Hands a finished root to `onSpanRecord`; a throwing hook goes to onError and changes nothing else. */
+  #reportRecord(rootOrRecord: Span | SpanRecord): void {
+    const hook = this.#onSpanRecord;
+    if (hook === undefined) return;
+    try {
+      hook(rootOrRecord instanceof Span ? rootOrRecord.toRecord() : rootOrRecord);
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
+
   /** Runs a completion step; a throw (state invariant, a throwing hook) goes to onError, never unhandled. */
   #guard(work: Work, step: () => void): void {
     try {
@@ -564,7 +625,7 @@ export class Worker implements DataServer {
     }
     const thread = this.#acquireThread(ts.key);
     // Explicitly a root (no parent), whatever span is current: no pile-up (dask #7949).
-    const root = new Span(["execute", ts.prefix], {
+    const root = new Span(executeRoot(ts.prefix), {
       parent: null,
       clock: this.clock,
       registry: this.spanRegistry,
@@ -634,16 +695,16 @@ export class Worker implements DataServer {
       this.#cancelWork(work);
       return;
     }
-    let handled = false;
     try {
-      handled = this.#handleExecuteDone(work, key, runId, outcome);
+      this.#handleExecuteDone(work, key, runId, outcome);
     } finally {
-      if (!handled) this.#releaseThread(key);
+      // after handling: TaskFinishedMsg/TaskErredMsg report the slot
+      this.#releaseThread(key);
     }
   }
 
-  /** Builds and handles the done event; true once handling was attempted (it releases the thread). */
-  #handleExecuteDone(work: Work, key: Key, runId: number, outcome: Exclude<ExecuteOutcome, { kind: "aborted" }>): boolean {
+  /** Ends the root, builds the done event carrying its record, and handles it. */
+  #handleExecuteDone(work: Work, key: Key, runId: number, outcome: Exclude<ExecuteOutcome, { kind: "aborted" }>): void {
     const root = work.root as Span;
     const ts = this.state.tasks.get(key);
     const discarded = ts === undefined || ts.state === "cancelled";
@@ -653,7 +714,7 @@ export class Worker implements DataServer {
     // Ended when handling of the done event begins: the event-loop delay lands in `other`.
     root.end();
     const span = root.toRecord();
-    this.#onSpanRecord?.(span);
+    this.#reportRecord(span);
     let event: StateMachineEvent;
     switch (outcome.kind) {
       case "success":
@@ -687,13 +748,7 @@ export class Worker implements DataServer {
         event = RescheduleEvent({ key, span, stimulusId: this.#stimulusId("reschedule") });
         break;
     }
-    try {
-      this.#handle(event, root.name, coarse, null);
-    } finally {
-      // after handling: TaskFinishedMsg/TaskErredMsg report the slot
-      this.#releaseThread(key);
-    }
-    return true;
+    this.#handle(event, root.name, coarse, null);
   }
 
   // ---- GatherDep -------------------------------------------------------------------------
@@ -707,7 +762,7 @@ export class Worker implements DataServer {
       }),
     );
     const registry = new SpanRegistry();
-    const root = new Span(["gather-dep"], {
+    const root = new Span(GATHER_DEP_ROOT, {
       parent: null,
       clock: this.clock,
       registry,
@@ -783,7 +838,7 @@ export class Worker implements DataServer {
     root.setAttribute("outcome", coarse);
     root.end();
     const span = root.toRecord();
-    this.#onSpanRecord?.(span);
+    this.#reportRecord(span);
     const worker = instruction.worker;
     const totalNbytes = instruction.totalNbytes;
     let event: StateMachineEvent;
@@ -824,7 +879,7 @@ export class Worker implements DataServer {
         this.#guard(work, () =>
           this.#handle(
             RetryBusyWorkerEvent({ worker: instruction.worker, stimulusId: this.#stimulusId("retry-busy-worker") }),
-            ["handle-stimulus", "retry-busy-worker"],
+            stimulusRoot("RetryBusyWorkerEvent"),
             "ok",
             null,
           ),
@@ -847,7 +902,7 @@ export class Worker implements DataServer {
   async getData(keys: readonly Key[], options: GetDataServeOptions): Promise<GetDataResponse> {
     if (this.#status !== "running") throw new NetworkError(`worker ${this.address} is ${this.#status}`, { peer: this.address });
     const registry = new SpanRegistry();
-    const root = new Span(["get-data"], {
+    const root = new Span(GET_DATA_ROOT, {
       parent: null,
       clock: this.clock,
       registry,
@@ -873,7 +928,8 @@ export class Worker implements DataServer {
     };
     this.#track(work);
     this.#serving++;
-    const signal = options.signal === undefined ? this.#abort.signal : AbortSignal.any([options.signal, this.#abort.signal]);
+    const link = linkSignals(this.#abort.signal, options.signal);
+    const signal = link.signal;
     let outcome: Outcome = "failed";
     try {
       await root.asCurrent(async () => {
@@ -899,6 +955,7 @@ export class Worker implements DataServer {
       if (this.#abort.signal.aborted) throw new NetworkError(`worker ${this.address} closed while serving`, { peer: this.address, cause: error });
       throw error;
     } finally {
+      link.dispose();
       this.#serving--;
       if (this.#settle(work) && root.isRecording()) {
         root.setAttribute("outcome", outcome);

@@ -30,6 +30,20 @@ cluster:
   memoryLimit: 20 MB
 `;
 
+// Both workers die before the first task ends: nothing can finish.
+const DOOMED_SPEC = `name: doomed
+tasks:
+  - prefix: work
+    count: 6
+    duration: 0.5
+faults:
+  - { kind: worker-death, worker: 0, at: 0.2 }
+  - { kind: worker-death, worker: 1, at: 0.2 }
+cluster:
+  workers: 2
+  threads: 1
+`;
+
 interface Outcome {
   code: number | null;
   stdout: string;
@@ -58,6 +72,39 @@ function expectOneLineError(outcome: Outcome, code: number, text: string): void 
   expect(outcome.stderr).not.toMatch(/\n\s+at /);
 }
 
+interface TraceEvent {
+  ph: string;
+  name: string;
+  ts?: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  args?: Record<string, unknown>;
+}
+
+/** Complete events that overlap another on the same thread without nesting in it. */
+function overlappingEvents(events: readonly TraceEvent[]): string[] {
+  const byThread = new Map<string, TraceEvent[]>();
+  for (const event of events) {
+    const lane = `${event.pid}/${event.tid}`;
+    if (!byThread.has(lane)) byThread.set(lane, []);
+    byThread.get(lane)!.push(event);
+  }
+  const problems: string[] = [];
+  const epsilon = 1e-3;
+  for (const [lane, laneEvents] of byThread) {
+    laneEvents.sort((a, b) => a.ts! - b.ts! || b.dur! - a.dur!);
+    const open: TraceEvent[] = [];
+    for (const event of laneEvents) {
+      while (open.length > 0 && open.at(-1)!.ts! + open.at(-1)!.dur! <= event.ts! + epsilon) open.pop();
+      const parent = open.at(-1);
+      if (parent && event.ts! + event.dur! > parent.ts! + parent.dur! + epsilon) problems.push(`${lane}: ${event.name}@${event.ts} overlaps ${parent.name}@${parent.ts}`);
+      open.push(event);
+    }
+  }
+  return problems;
+}
+
 const runs: Record<string, Promise<Outcome>> = {};
 
 // Generous: eleven Node processes start at once, and CI machines are shared. Correctness only,
@@ -69,10 +116,12 @@ beforeAll(() => {
   writeFileSync(join(dir, "tiny.yaml"), TINY_SPEC);
   writeFileSync(join(dir, "bad.yaml"), "name: bad\ntasks:\n  - prefix: load\n    count: -4\n");
   writeFileSync(join(dir, "broken.json"), '{"tasks": [');
+  writeFileSync(join(dir, "doomed.yaml"), DOOMED_SPEC);
   const outputs = (name: string) => ["--json", `${name}.json`, "--html", `${name}.html`, "--trace", `${name}-trace.json`];
   const commands: Record<string, string[]> = {
     first: ["run", "tiny.yaml", "--seed", "5", ...outputs("first")],
     second: ["run", "tiny.yaml", "--seed", "5", ...outputs("second"), "--quiet"],
+    doomed: ["run", "doomed.yaml", "--json", "doomed.json"],
     builtIn: ["run", "chain", "--size", "20", "--workers", "2", "--json", "-"],
     list: ["list"],
     validGood: ["validate", "tiny.yaml"],
@@ -130,10 +179,27 @@ describe("spanwork run (end to end)", () => {
     expect(html).toContain("spanwork report · tiny");
     expect(html).not.toMatch(/<link|\bsrc=|\bhref=|https?:\/\//i);
     for (const chart of ["time-by-activity", "bytes-by-activity", "task-stream", "memory"]) expect(html).toContain(`data-chart="${chart}"`);
-    const trace = JSON.parse(readFileSync(join(dir, "first-trace.json"), "utf8")) as { traceEvents: Array<{ ph: string; name: string; dur?: number }> };
+    const trace = JSON.parse(readFileSync(join(dir, "first-trace.json"), "utf8")) as { traceEvents: TraceEvent[] };
     const spans = trace.traceEvents.filter((event) => event.ph === "X");
     expect(spans.length).toBeGreaterThan(27);
     expect(spans.some((event) => event.name.startsWith("execute"))).toBe(true);
+    // One process per worker, named by its address; complete events on one thread must nest.
+    const processes = trace.traceEvents.filter((event) => event.name === "process_name").map((event) => event.args?.name);
+    const report = JSON.parse(readFileSync(join(dir, "first.json"), "utf8")) as { perWorker: Array<{ address: string }> };
+    expect(processes).toEqual(report.perWorker.map((worker) => worker.address));
+    expect(overlappingEvents(spans)).toEqual([]);
+  });
+
+  it("says so and exits 1 when the run ends incomplete, and still writes the report", async () => {
+    const outcome = await runs.doomed!;
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toContain("✘ ");
+    expect(outcome.stdout).toContain("(died)");
+    expectOneLineError(outcome, 1, "error: run incomplete: ");
+    const report = JSON.parse(readFileSync(join(dir, "doomed.json"), "utf8")) as { complete: boolean; tasks: { completed: number }; stuck?: unknown[] };
+    expect(report.complete).toBe(false);
+    expect(report.tasks.completed).toBe(0);
+    expect(report.stuck?.length).toBeGreaterThan(0);
   });
 
   it("runs a built-in workload by name, the JSON on stdout with --json -", async () => {

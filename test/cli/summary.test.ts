@@ -36,7 +36,7 @@ describe("formatSummary", () => {
     expect(rows.some((row) => /get-data +– +network +– +1\.50 s +6\.4% +.+48\.0 MiB +–$/.test(row))).toBe(true);
     expect(rows.some((row) => /execute +inc +disk-write +ok +800 ms +3\.4% +.+64\.0 MiB +16$/.test(row))).toBe(true);
     expect(rows.at(-1)).toMatch(/execute +sum +memory-read +ok +– +32\.0 MiB +40$/);
-    expect(table).toContain("total 23.4 s: execute 19.3 s · gather-dep 2.60 s · get-data 1.50 s");
+    expect(table).toContain("total 23.4 s (share 100%): execute 19.3 s · gather-dep 2.60 s · get-data 1.50 s");
   });
 
   it("folds rows beyond the limit into one line that says where the rest is", () => {
@@ -44,6 +44,27 @@ describe("formatSummary", () => {
     expect(short).toContain("… 7 smaller rows (");
     expect(short).toContain("every row is in --json");
     expect(short).toContain("… 1 more worker, mean utilisation 50.0% (all workers are in --json)");
+  });
+
+  it("leaves rows of zeros out and says so", () => {
+    const report = sampleReport({
+      metrics: [
+        { name: ["execute", "inc", "thread-cpu", "seconds"], value: 2, outcome: "ok" },
+        { name: ["execute", "inc", "serialize", "seconds"], value: 0, outcome: "ok" },
+        { name: ["execute", "inc", "other", "seconds"], value: -0.25, outcome: "ok" },
+      ],
+    });
+    const summary = formatSummary(report);
+    expect(summary).not.toMatch(/serialize/);
+    expect(summary).toMatch(/execute +inc +other +ok +-250 ms +-14\.3%/);
+    expect(summary).toContain("… 1 row of zeros not shown; every row is in --json");
+  });
+
+  it("lists unfinished tasks of an incomplete run", () => {
+    const stuck = Array.from({ length: 7 }, (_, i) => ({ key: `x-${i}`, state: "processing", worker: "sim://w0", workerState: "executing" }));
+    const summary = formatSummary(sampleReport({ complete: false, completion: "3 of 10 tasks lost", stuck }));
+    expect(summary).toContain("✘ 3 of 10 tasks lost\n  · x-0: processing on sim://w0 (executing there)\n");
+    expect(summary).toContain("  · … 2 more in --json");
   });
 
   it("lists faults and marks dead workers", () => {

@@ -114,10 +114,44 @@ describe("FileStore", () => {
     expect(files.filter((f) => f.startsWith(".tmp-")).length).toBe(2);
   });
 
+  it("writes frames back to back, finishing short vectored writes", () => {
+    const store = open({
+      fs: {
+        // Write at most 5 bytes per call, like a signal-interrupted or pipe-limited write.
+        writevSync: (fd, buffers) => fs.writeSync(fd, (buffers as Uint8Array[])[0]!, 0, Math.min(5, (buffers as Uint8Array[])[0]!.byteLength)),
+        writeSync: ((fd: number, buffer: Uint8Array, offset: number, length: number) =>
+          fs.writeSync(fd, buffer, offset, Math.min(length, 3))) as typeof fs.writeSync,
+      },
+    });
+    store.writeFrames("k", [new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), new Uint8Array([9, 10, 11, 12])]);
+    expect([...store.read("k")]).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    store.writeFrames("one", [new Uint8Array([1, 2, 3, 4, 5, 6, 7])]);
+    expect([...store.read("one")]).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    store.writeFrames("empty", []);
+    expect(store.read("empty").byteLength).toBe(0);
+  });
+
+  it("spills binary values without a copy and reads them back as the same type", () => {
+    const buf = new SpillBuffer({ target: 0, directory: parent, logger: new RecordingLogger() });
+    const values = { f: new Float64Array([1.5, -2]), b: Buffer.from("bytes"), i: new Int32Array([7]) };
+    for (const [k, v] of Object.entries(values)) buf.set(k, v);
+    expect(buf.slow.size).toBe(3);
+    expect(buf.slow.weightByKey.get("f")!.disk).toBe(8 + 16);
+    for (const [k, v] of Object.entries(values)) {
+      const back = buf.get(k) as ArrayBufferView;
+      expect(Object.getPrototypeOf(back)).toBe(Object.getPrototypeOf(v));
+      expect(back).toEqual(v);
+    }
+    buf.close();
+  });
+
   it("removes the temp file when a write fails (disk full)", () => {
     const store = open({
       fs: {
         writeSync: () => {
+          throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+        },
+        writevSync: () => {
           throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
         },
       },

@@ -35,17 +35,26 @@ describe("sizeof", () => {
     expect(sizeof([new Uint8Array(1000), new Uint8Array(1000)])).toBeGreaterThan(2000);
   });
 
-  it("is deterministic and samples huge collections in bounded time", () => {
-    const big = Array.from({ length: 1_000_000 }, (_, i) => "x".repeat(i % 10));
+  it("is deterministic and samples huge collections: bounded work, extrapolated size", () => {
+    let visited = 0;
+    const counted = () => ({
+      get payload() {
+        visited++;
+        return "x".repeat(10);
+      },
+    });
+    const big = Array.from({ length: 100_000 }, counted);
     const first = sizeof(big);
+    expect(visited).toBeLessThanOrEqual(16);
     expect(sizeof(big)).toBe(first);
-    // Extrapolated from the sample: within a factor of the true size.
-    const exact = 64 + 8 * big.length + big.reduce((s, v) => s + 16 + v.length, 0);
-    expect(first / exact).toBeGreaterThan(0.8);
-    expect(first / exact).toBeLessThan(1.2);
-    const bigMap = new Map(Array.from({ length: 100_000 }, (_, i) => [i, { v: i }] as const));
+    const perItem = sizeof(counted()); // 24 + 8 + (16 + 7) + (16 + 10)
+    expect(first).toBe(64 + 8 * big.length + perItem * big.length);
+
+    visited = 0;
+    const bigMap = new Map(Array.from({ length: 100_000 }, (_, i) => [i, counted()] as const));
     expect(sizeof(bigMap)).toBe(sizeof(bigMap));
-    expect(sizeof(bigMap)).toBeGreaterThan(100_000 * 40);
+    expect(visited).toBeLessThanOrEqual(32);
+    expect(sizeof(bigMap)).toBe(64 + 100_000 * (16 + 8 + perItem));
   });
 
   it("survives cycles and shared objects, and stops at a depth limit", () => {

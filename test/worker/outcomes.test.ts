@@ -74,6 +74,26 @@ describe("execute outcomes", () => {
     expect(activities(m, ["execute", "boom"])).toEqual(["other", "thread-noncpu"]);
   });
 
+  it("an async task that succeeds: no CPU split, its own time is thread-noncpu", async () => {
+    const { clock, workers } = makeCluster([A], { executor: new RealExecutor() });
+    const { worker, outbox } = workers[0]!;
+    worker.handleStimulus(
+      ComputeTaskEvent({
+        key: "fetch-1",
+        stimulusId: "c1",
+        runSpec: async (_inputs: ReadonlyMap<string, unknown>, ctx: { clock: { sleep(s: number): Promise<void> } }) => {
+          await ctx.clock.sleep(3);
+          return "payload";
+        },
+      }),
+    );
+    await clock.runUntilIdle();
+    expect(outbox.map((m) => m.kind)).toEqual(["TaskFinishedMsg"]);
+    const m = worker.scrape();
+    expect(activities(m, ["execute", "fetch"])).toEqual(["other", "thread-noncpu"]);
+    expect(total(m, ["execute", "fetch", "thread-noncpu", "seconds"], "ok")).toBe(3);
+  });
+
   it("a task model that fails or reschedules", async () => {
     const { clock, workers } = makeCluster([A]);
     const { worker, outbox } = workers[0]!;
@@ -291,5 +311,29 @@ describe("dispatch", () => {
     expect(() => new Worker({ address: "" })).toThrow(/address must be a non-empty string/);
     expect(() => new Worker({ address: "a:1", nthreads: 0 })).toThrow(/nthreads must be a positive integer, got 0/);
     expect(() => new Worker({ address: "a:1", memoryTargetFraction: 2 })).toThrow(/memoryTargetFraction must be in \(0, 1\]/);
+  });
+});
+
+describe("hooks", () => {
+  it("a throwing onSpanRecord goes to onError; the event is still handled", async () => {
+    let calls = 0;
+    const { clock, workers, errors } = makeCluster([A], {
+      worker: {
+        onSpanRecord: () => {
+          if (calls++ === 0) throw new Error("hook broke");
+        },
+      },
+    });
+    const { worker, outbox } = workers[0]!;
+    worker.handleStimulus(
+      ComputeTaskEvent({ key: "a-1", stimulusId: "c1", runSpec: model(1) }),
+      ComputeTaskEvent({ key: "b-1", stimulusId: "c2", runSpec: model(1) }),
+    );
+    await clock.runUntilIdle();
+    expect(errors).toEqual([new Error("hook broke")]);
+    expect(worker.threads.size).toBe(0);
+    // the record was lost to the hook, the event was still handled
+    expect(outbox.map((m) => m.kind)).toEqual(["TaskFinishedMsg", "TaskFinishedMsg"]);
+    expect(worker.state.tasks.get("b-1")?.state).toBe("memory");
   });
 });

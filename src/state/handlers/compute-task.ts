@@ -59,7 +59,6 @@ export function handleComputeTask(
   ts.exceptionText = "";
   ts.tracebackText = "";
   ts.priority = priority as Priority;
-  ts.duration = ev.duration;
   ts.annotations = ev.annotations;
   ts.spanId = ev.spanId;
   // A cancelled/resumed task still holds the resources it acquired: keep the restrictions

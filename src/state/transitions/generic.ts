@@ -113,7 +113,7 @@ export function genericError(
       exceptionText: rec.exceptionText,
       tracebackText: rec.tracebackText,
       thread: core.threads.get(ts.key) ?? null,
-      startstops: ts.frozenStartstops(),
+      startstops: ts.startstops,
       stimulusId,
     }),
   );
@@ -189,7 +189,7 @@ export function taskFinishedMsg(core: StateCore, ts: TaskState, runId: number, s
     typename: ts.type,
     metadata: ts._metadataOrNull() ?? EMPTY_METADATA,
     thread: core.threads.get(key) ?? null,
-    startstops: ts.frozenStartstops(),
+    startstops: ts.startstops,
     stimulusId,
   });
 }

@@ -1,0 +1,97 @@
+// Simulator benchmarks: `npm run bench -- sim [--only shuffle|map] [--shuffle-size N]
+// [--map-sizes 10000,100000,1000000] [--workers N]`, or alone: `node --import tsx bench/sim.ts`.
+// One JSON line per measurement on stdout.
+//
+// - shuffle: the built-in staged shuffle at 100,000 tasks on 16 workers (target ≤ 20 s wall
+//   on a 2-core machine): wall and CPU seconds, tasks per second, peak RSS and heap.
+// - map: the cost per simulated task of the built-in `map` at 10k, 100k and 1M tasks (target:
+//   constant within 30%). The client releases each result as it arrives (keepOutputs false)
+//   and the report keeps 10,000 task records, so memory stays flat and the figure is the
+//   per-task cost of scheduling, executing and metering.
+import { pathToFileURL } from "node:url";
+import { simulate, type SimOptions } from "../src/sim/index.js";
+
+interface Measurement {
+  suite: "sim";
+  name: string;
+  tasks: number;
+  workers: number;
+  threads: number;
+  wallSeconds: number;
+  cpuSeconds: number;
+  tasksPerSecond: number;
+  microsecondsPerTask: number;
+  simulatedSeconds: number;
+  complete: boolean;
+  peakRssMiB: number;
+  peakHeapMiB: number;
+}
+
+function option(argv: readonly string[], name: string): string | undefined {
+  const at = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (at < 0) return undefined;
+  const arg = argv[at]!;
+  return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[at + 1];
+}
+
+async function measure(name: string, workload: string, options: SimOptions): Promise<Measurement> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  let peakHeap = process.memoryUsage().heapUsed;
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  const { report } = await simulate(workload, {
+    ...options,
+    onProgress: () => {
+      const heap = process.memoryUsage().heapUsed;
+      if (heap > peakHeap) peakHeap = heap;
+    },
+  });
+  const wallSeconds = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const heap = process.memoryUsage().heapUsed;
+  if (heap > peakHeap) peakHeap = heap;
+  const tasks = report.tasks.total;
+  return {
+    suite: "sim",
+    name,
+    tasks,
+    workers: report.workers,
+    threads: report.threadsPerWorker,
+    wallSeconds: round(wallSeconds, 3),
+    cpuSeconds: round((cpu.user + cpu.system) / 1e6, 3),
+    tasksPerSecond: Math.round(tasks / wallSeconds),
+    microsecondsPerTask: round((wallSeconds * 1e6) / tasks, 1),
+    simulatedSeconds: round(report.makespan, 3),
+    complete: report.complete,
+    // maxRSS is the process's peak so far (KiB), so later measurements include earlier peaks.
+    peakRssMiB: round(process.resourceUsage().maxRSS / 1024, 1),
+    peakHeapMiB: round(peakHeap / 2 ** 20, 1),
+  };
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const only = option(argv, "only");
+  const workers = Number(option(argv, "workers") ?? 16);
+  if (only === undefined || only === "shuffle") {
+    const size = Number(option(argv, "shuffle-size") ?? 100_000);
+    const result = await measure(`shuffle-${size}`, "shuffle", { size, workers, threads: 2, maxTaskRecords: 10_000, seed: 1 });
+    console.log(JSON.stringify(result));
+  }
+  if (only === undefined || only === "map") {
+    const sizes = (option(argv, "map-sizes") ?? "10000,100000,1000000").split(",").map(Number);
+    // Warm-up so the first size does not pay for the JIT.
+    await simulate("map", { size: 2000, workers, keepOutputs: false, maxTaskRecords: 0 });
+    for (const size of sizes) {
+      const result = await measure(`map-${size}`, "map", { size, workers, threads: 2, keepOutputs: false, maxTaskRecords: 10_000, seed: 1 });
+      console.log(JSON.stringify(result));
+    }
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await run(process.argv.slice(2));
