@@ -40,10 +40,6 @@ function emit(record: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ suite: "spans", ...record })}\n`);
 }
 
-function collect(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -54,16 +50,16 @@ function round(value: number, digits = 1): number {
   return Math.round(value * f) / f;
 }
 
-// Timings are wall-clock, each batch started on a freshly collected heap after a short
-// pause (so that the collector's background threads are done with the previous batch's
-// garbage). The machine is shared and noisy: the ratio between implementations is taken
-// from rounds that alternate them, so both see the same load.
+// Timings are wall-clock, each timed batch started after a short pause. No forced
+// collection: on Node 20 a `gc()` between batches made the following span code run several
+// times slower (measured), which says more about the collector than about the code. The
+// machine is shared and noisy: the ratio between implementations is the median of rounds
+// that alternate them, so both see the same load.
 function wallNow(): number {
   return Number(process.hrtime.bigint());
 }
 
 async function settle(): Promise<void> {
-  collect();
   await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
@@ -72,7 +68,6 @@ function timeSync(options: Options, iterations: number, body: (i: number) => voi
   for (let i = 0; i < Math.min(iterations, 5_000); i++) body(i);
   const samples: number[] = [];
   for (let r = 0; r < options.repeat; r++) {
-    collect();
     const start = wallNow();
     for (let i = 0; i < iterations; i++) body(i);
     samples.push((wallNow() - start) / iterations);

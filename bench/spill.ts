@@ -118,7 +118,7 @@ function emit(record: Record<string, unknown>): void {
 
 /** A FileStore that also notes every operation, so the same file I/O can be replayed raw. */
 class RecordingStore implements SpillStore {
-  readonly log: Array<{ op: "write" | "read" | "delete"; key: string; bytes: Uint8Array | null }> = [];
+  readonly log: Array<{ op: "write" | "read" | "delete"; key: string; bytes: Uint8Array | readonly Uint8Array[] | null }> = [];
   constructor(private readonly inner: FileStore) {}
   read(key: string): Uint8Array {
     this.log.push({ op: "read", key, bytes: null });
@@ -127,6 +127,10 @@ class RecordingStore implements SpillStore {
   write(key: string, bytes: Uint8Array): void {
     this.log.push({ op: "write", key, bytes });
     this.inner.write(key, bytes);
+  }
+  writeFrames(key: string, frames: readonly Uint8Array[]): void {
+    this.log.push({ op: "write", key, bytes: frames });
+    this.inner.writeFrames(key, frames);
   }
   delete(key: string): void {
     this.log.push({ op: "delete", key, bytes: null });
@@ -216,8 +220,14 @@ function spillHeavy(options: Options): void {
   collect();
   const replayDir = fs.mkdtempSync(path.join(options.dir, "spanwork-replay-"));
   const names = new Map(keys.map((k, i) => [k, path.join(replayDir, String(i))]));
+  const replay = store.log.map(({ op, key, bytes }) => ({
+    op,
+    key,
+    bytes: bytes === null || bytes instanceof Uint8Array ? bytes : Buffer.concat(bytes),
+  }));
+  collect();
   t = now();
-  for (const { op, key, bytes } of store.log) {
+  for (const { op, key, bytes } of replay) {
     const file = names.get(key)!;
     if (op === "write") fs.writeFileSync(file, bytes!);
     else if (op === "read") fs.readFileSync(file);

@@ -10,7 +10,8 @@
 //
 //   npm run bench -- state
 //   npm run bench -- state --only w1 --w1-n 100000 --repeat 1
-//   node --import tsx bench/state.ts --only w2 --trace        # every event and its output
+//   node --import tsx bench/state.ts --only w2 --w2-n 6 --trace   # every event and its output
+//   npm run bench -- state --only w1 --w1-n 100000 --repeat 1 --node-flags=--optimize-for-size
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,6 +48,8 @@ interface Options {
   inProcess: boolean;
   tsxChild: boolean;
   trace: boolean;
+  /** Extra flags for the child `node` (e.g. "--optimize-for-size"). */
+  nodeFlags: string[];
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -62,6 +65,7 @@ function parseOptions(argv: readonly string[]): Options {
     inProcess: false,
     tsxChild: false,
     trace: false,
+    nodeFlags: [],
   };
   const numeric: Record<string, keyof Options> = {
     "--w1-n": "w1N",
@@ -91,6 +95,8 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else if (flag === "--in-process" || flag === "--child") {
       options.inProcess = true;
+    } else if (flag === "--node-flags") {
+      options.nodeFlags = value().split(/\s+/).filter((f) => f.length > 0);
     } else if (flag === "--tsx-child") {
       options.tsxChild = true;
     } else if (flag === "--trace") {
@@ -595,7 +601,11 @@ export async function run(argv: string[]): Promise<void> {
   const bundle = options.tsxChild ? null : await bundleSelf();
   try {
     for (const name of options.only) {
-      const command = bundle === null ? ["--expose-gc", "--import", "tsx", SELF] : ["--expose-gc", bundle.file];
+      const command = [
+        "--expose-gc",
+        ...options.nodeFlags,
+        ...(bundle === null ? ["--import", "tsx", SELF] : [bundle.file]),
+      ];
       const child = spawnSync(process.execPath, [...command, ...childArgs(options, name)], {
         encoding: "utf8",
         stdio: ["ignore", "pipe", "inherit"],
@@ -603,7 +613,9 @@ export async function run(argv: string[]): Promise<void> {
       if (child.status !== 0) throw new Error(`bench state: child for ${name} failed (status ${child.status})`);
       for (const line of child.stdout.trim().split("\n")) {
         const res = JSON.parse(line) as Record<string, unknown>;
-        console.log(JSON.stringify({ ...res, process: bundle === null ? "child (node --import tsx)" : "child (node, esbuild bundle)" }));
+        const runner = bundle === null ? "node --import tsx" : "node, esbuild bundle";
+        const flags = options.nodeFlags.length > 0 ? ` ${options.nodeFlags.join(" ")}` : "";
+        console.log(JSON.stringify({ ...res, process: `child (${runner}${flags})` }));
       }
     }
   } finally {

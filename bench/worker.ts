@@ -17,8 +17,7 @@ import {
   SimulatedExecutor,
   VirtualClock,
   Worker,
-  fineMetricFamilies,
-  formatFamilies,
+  formatFineMetrics,
   type MetricEntry,
 } from "../src/worker/index.js";
 
@@ -88,7 +87,7 @@ async function benchPrometheus(options: Options): Promise<void> {
   for (let r = 0; r < options.repeat + 1; r++) {
     gc();
     let t0 = performance.now();
-    const text = formatFamilies(fineMetricFamilies(entries));
+    const text = formatFineMetrics(entries);
     let t1 = performance.now();
     if (r > 0) ownSamples.push(t1 - t0);
     ownBytes = text.length;

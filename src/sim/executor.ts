@@ -21,21 +21,22 @@ export class RecordingExecutor implements Executor {
     private readonly sink: TaskRecordSink,
   ) {}
 
-  async execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
+  execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
     const start = context.clock.now();
     const thread = Number(context.span.attributes.thread ?? 0);
-    let outcome: TaskRecord["outcome"] = "ok";
-    try {
-      const result = await this.inner.execute(task, context);
-      // The Worker discards the result of a task released while it ran (state cancelled).
-      if (this.state?.tasks.get(task.key)?.state === "cancelled") outcome = "cancelled";
-      return result;
-    } catch (error) {
-      outcome = context.signal.aborted ? "cancelled" : error instanceof Reschedule ? "rescheduled" : "failed";
-      if (outcome === "failed" && this.state?.tasks.get(task.key)?.state === "cancelled") outcome = "cancelled";
-      throw error;
-    } finally {
+    const record = (outcome: TaskRecord["outcome"]): void =>
       this.sink.taskRecord({ key: task.key, prefix: task.prefix, worker: this.address, thread, start, end: context.clock.now(), outcome });
-    }
+    // The Worker discards the result of a task released while it ran (state cancelled).
+    const discarded = (): boolean => this.state?.tasks.get(task.key)?.state === "cancelled";
+    return this.inner.execute(task, context).then(
+      (result) => {
+        record(discarded() ? "cancelled" : "ok");
+        return result;
+      },
+      (error: unknown) => {
+        record(context.signal.aborted || discarded() ? "cancelled" : error instanceof Reschedule ? "rescheduled" : "failed");
+        throw error;
+      },
+    );
   }
 }

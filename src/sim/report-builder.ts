@@ -18,7 +18,7 @@ export interface ReportInputs {
   complete: boolean;
   completion: string;
   stuck: SimReport["stuck"];
-  workers_: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
+  workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
   memory: MemoryMonitor;
 }
 
@@ -94,7 +94,7 @@ export class ReportBuilder {
     let countWritten = 0;
     let countRead = 0;
     const metrics = new Map<string, MetricTotal>();
-    const perWorker: WorkerSummary[] = inputs.workers_.map(({ worker, disk, died }, w) => {
+    const perWorker: WorkerSummary[] = inputs.workerStates.map(({ worker, disk, died }, w) => {
       bytesWritten += disk.totals.bytesWritten;
       bytesRead += disk.totals.bytesRead;
       countWritten += disk.totals.writes;

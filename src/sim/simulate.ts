@@ -13,7 +13,7 @@ import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK, type NetworkKind } from "./network/index.js";
-import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TaskRecord, type TransferRecord } from "./report.js";
+import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
 import { SpecError, validateSpec, type WorkloadSpec } from "./spec.js";
@@ -112,7 +112,9 @@ class SimulationRun {
   private internalError: unknown = null;
   private progressStep: number;
   private nextProgress: number;
-  private readonly dirtyMemory = new Set<number>();
+  /** Workers whose data may have changed since the last tick (memory monitor, find-missing). */
+  private readonly dirty: Uint8Array;
+  private dirtyCount = 0;
 
   constructor(
     private readonly workload: Workload,
@@ -142,8 +144,7 @@ class SimulationRun {
         this.lastActivity = this.clock.now();
       },
       (to) => {
-        this.dirtyMemory.add(to);
-        this.requestTick();
+        this.markDirty(to);
       },
     );
     this.memory = new MemoryMonitor(this.memoryLimit, options.memorySamplesPerWorker ?? 500, this.nworkers);
@@ -159,6 +160,7 @@ class SimulationRun {
         onProgress: () => this.progress(),
       },
     );
+    this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
     this.nextProgress = this.progressStep;
     const disk = { bandwidth: options.disk?.bandwidth ?? DEFAULT_DISK.bandwidth, latency: options.disk?.latency ?? DEFAULT_DISK.latency };
@@ -224,16 +226,23 @@ class SimulationRun {
 
   private receive(worker: number, message: SendMessageToScheduler): void {
     if (message.op !== "request-refresh-who-has") this.lastActivity = this.clock.now();
-    this.dirtyMemory.add(worker);
-    this.requestTick();
+    this.markDirty(worker);
     this.scheduler.handleMessage(worker, message);
   }
 
   private deliver(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
     const sim = this.workers[worker]!;
     if (sim.died) return;
-    this.dirtyMemory.add(worker);
+    this.markDirty(worker);
     sim.worker.handleStimulus(...events);
+  }
+
+  private markDirty(worker: number): void {
+    if (this.dirty[worker] === 0) {
+      this.dirty[worker] = 1;
+      this.dirtyCount++;
+    }
+    this.requestTick();
   }
 
   private requestTick(): void {
@@ -245,10 +254,13 @@ class SimulationRun {
   private tick(): void {
     this.tickTimer = null;
     this.scheduler.flush();
-    if (this.dirtyMemory.size === 0) return;
-    const dirty = [...this.dirtyMemory].sort((a, b) => a - b);
-    this.dirtyMemory.clear();
-    for (const index of dirty) this.checkWorker(this.workers[index]!);
+    if (this.dirtyCount === 0) return;
+    // Checks can pause or unpause, which delivers events and marks workers again: those
+    // wait for the next tick, so each worker is checked once per tick, in worker order.
+    const dirty = Uint8Array.from(this.dirty);
+    this.dirty.fill(0);
+    this.dirtyCount = 0;
+    for (let index = 0; index < dirty.length; index++) if (dirty[index] === 1) this.checkWorker(this.workers[index]!);
   }
 
   private checkWorker(sim: SimWorker): void {
@@ -267,8 +279,7 @@ class SimulationRun {
         sim.findMissing = null;
         if (sim.died) return;
         sim.worker.handleStimulus(FindMissingEvent({ stimulusId: `find-missing-${this.clock.now()}` }));
-        this.dirtyMemory.add(sim.index);
-        this.requestTick();
+        this.markDirty(sim.index);
       });
     }
   }
@@ -364,7 +375,7 @@ class SimulationRun {
       complete,
       completion,
       stuck,
-      workers_: this.workers.map((sim) => ({ worker: sim.worker, disk: sim.disk, died: sim.died })),
+      workerStates: this.workers.map((sim) => ({ worker: sim.worker, disk: sim.disk, died: sim.died })),
       memory: this.memory,
     });
   }
@@ -399,4 +410,3 @@ export function workerAddress(i: number): string {
   return `tcp://10.0.${Math.floor(i / 250)}.${(i % 250) + 1}:8786`;
 }
 
-export type { TaskRecord, TransferRecord };

@@ -5,7 +5,6 @@ import { DigestMetric } from "../state/instructions.js";
 import { collectSeries, seriesValue, type Breakdown, type Series } from "./flatten.js";
 import { fromQuanta, toQuanta } from "./float.js";
 import { OTHER, type SpanTreeNode } from "./types.js";
-import { digestName } from "./segments.js";
 
 export interface DigestOptions {
   readonly stimulusId: string;
@@ -76,7 +75,7 @@ export function toDigestMetrics(spanOrRecord: SpanTreeNode, options: DigestOptio
         value = entry.isTime ? fromQuanta(entry.amount - amountOf(entry, already)) : value - already;
       }
     }
-    const name = digestName(entry.path, entry.unit);
+    const name = entry.node.nameWith(entry.unit);
     result[i] =
       outcome === undefined
         ? DigestMetric({ name, value, stimulusId })

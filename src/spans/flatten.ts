@@ -3,34 +3,33 @@
 // `toDigestMetrics()` and the registry's scrape, which differ only in how they name the
 // root's own time and whether open nodes are evaluated up to a given time.
 //
-// This runs once per finished task, so it avoids building strings: equal series are found
-// by comparing path segments (a linear scan while a tree has few series, a keyed index
-// beyond that), and series keys are only made when a scraped root needs them.
+// This runs once per finished task, so it avoids building strings and arrays: paths are
+// interned (paths.ts), equal series are found by comparing path nodes (a linear scan while
+// a tree has few series, an index beyond that), and keys are made only when needed.
 import { fromQuanta, quantaBetween, toQuanta } from "./float.js";
+import { SERIES_SEPARATOR, seriesKey } from "./keys.js";
+import { ROOT_PATH, type PathNode } from "./paths.js";
 import { SECONDS, THREAD_CPU, THREAD_NONCPU, type FlatMetric, type SpanTreeNode } from "./types.js";
-import { appendSegment, appendSegments } from "./segments.js";
 
-/** Separator of series keys: a control character no sane label contains. */
-export const SERIES_SEPARATOR = "\u001f";
-
-/** The key of a series in `SpanRecord.exported`: name segments and unit joined by U+001F. */
-export function seriesKey(path: readonly string[], unit: string): string {
-  return path.length === 0 ? unit : path.join(SERIES_SEPARATOR) + SERIES_SEPARATOR + unit;
-}
+export { SERIES_SEPARATOR, seriesKey };
 
 export class Series {
-  #key: string | undefined = undefined;
   constructor(
-    readonly path: readonly string[],
+    readonly node: PathNode,
     readonly unit: string,
     /** Time series hold whole quanta; metric series hold their float sum. */
     readonly isTime: boolean,
     public amount: number,
   ) {}
 
+  /** Frozen name segments of the series' path. */
+  get path(): readonly string[] {
+    return this.node.path;
+  }
+
+  /** Key in `SpanRecord.exported`. */
   get key(): string {
-    this.#key ??= seriesKey(this.path, this.unit);
-    return this.#key;
+    return this.node.keyWith(this.unit);
   }
 }
 
@@ -42,9 +41,7 @@ export interface SplitPair {
 
 export interface Breakdown {
   readonly series: Series[];
-  readonly splits: SplitPair[];
-  /** Whole quanta from the root's start to its (effective) end. */
-  readonly rootQuanta: number;
+  readonly splits: readonly SplitPair[];
 }
 
 export interface CollectOptions {
@@ -56,6 +53,7 @@ export interface CollectOptions {
 
 /** Up to this many series, duplicates are found by a linear scan. */
 const LINEAR_SCAN_LIMIT = 24;
+const NO_SPLITS: readonly SplitPair[] = Object.freeze([]);
 
 function samePath(a: readonly string[], b: readonly string[]): boolean {
   if (a === b) return true;
@@ -76,15 +74,17 @@ class Collector {
     readonly rootActivity: string | undefined,
   ) {}
 
-  add(path: readonly string[], unit: string, isTime: boolean, amount: number): Series {
+  add(node: PathNode, unit: string, isTime: boolean, amount: number): Series {
     const series = this.series;
     let entry: Series | undefined;
     if (this.#index !== undefined) {
-      entry = this.#index.get(seriesKey(path, unit));
+      entry = this.#index.get(node.keyWith(unit));
     } else {
       for (let i = 0; i < series.length; i += 1) {
         const candidate = series[i]!;
-        if (candidate.unit === unit && samePath(candidate.path, path)) {
+        if (candidate.unit !== unit) continue;
+        const other = candidate.node;
+        if (other === node || ((!other.interned || !node.interned) && samePath(other.path, node.path))) {
           entry = candidate;
           break;
         }
@@ -94,7 +94,7 @@ class Collector {
       entry.amount += amount;
       return entry;
     }
-    entry = new Series(path, unit, isTime, amount);
+    entry = new Series(node, unit, isTime, amount);
     series.push(entry);
     if (this.#index !== undefined) {
       this.#index.set(entry.key, entry);
@@ -110,13 +110,10 @@ function describe(path: readonly string[]): string {
 }
 
 /** Returns the node's duration in quanta; leaves its inclusive CPU quanta in `cpuOfLastNode`. */
-function walk(node: SpanTreeNode, parentPath: readonly string[], isRoot: boolean, out: Collector): number {
+function walk(node: SpanTreeNode, parentPath: PathNode, isRoot: boolean, out: Collector): number {
   const start = node.startTime;
   const segments = node.name;
-  let path: readonly string[];
-  if (segments.length === 0) path = parentPath;
-  else if (parentPath.length === 0) path = segments;
-  else path = appendSegments(parentPath, segments);
+  const path = segments.length === 0 ? parentPath : parentPath.descend(segments);
   const now = out.now;
   if (start === undefined || (now !== undefined && start > now)) {
     out.cpuOfLastNode = 0;
@@ -125,7 +122,7 @@ function walk(node: SpanTreeNode, parentPath: readonly string[], isRoot: boolean
   let end = node.endTime;
   if (end === undefined) {
     if (now === undefined) {
-      throw new Error(`span ${describe(path)} is still open: end it before flattening or exporting it`);
+      throw new Error(`span ${describe(path.path)} is still open: end it before flattening or exporting it`);
     }
     end = now;
   } else if (now !== undefined && end > now) {
@@ -140,11 +137,11 @@ function walk(node: SpanTreeNode, parentPath: readonly string[], isRoot: boolean
   let noncpuSeries: Series | undefined;
   if (split) {
     // A split node's own time is two activities under its path, even for a root.
-    cpuSeries = out.add(appendSegment(path, THREAD_CPU), SECONDS, true, 0);
-    noncpuSeries = out.add(appendSegment(path, THREAD_NONCPU), SECONDS, true, 0);
+    cpuSeries = out.add(path.child(THREAD_CPU), SECONDS, true, 0);
+    noncpuSeries = out.add(path.child(THREAD_NONCPU), SECONDS, true, 0);
     (out.splits ??= []).push({ cpu: cpuSeries, noncpu: noncpuSeries });
   } else {
-    const own = isRoot && out.rootActivity !== undefined ? appendSegment(path, out.rootActivity) : path;
+    const own = isRoot && out.rootActivity !== undefined ? path.child(out.rootActivity) : path;
     ownTime = out.add(own, SECONDS, true, 0);
   }
   const metrics = node.metrics;
@@ -171,8 +168,8 @@ function walk(node: SpanTreeNode, parentPath: readonly string[], isRoot: boolean
   } else {
     ownTime!.amount += exclusive;
   }
-  if (node.attributes["aggregate"] === true && segments.length > 0) {
-    const activity = [segments[segments.length - 1]!];
+  if (segments.length > 0 && node.attributes["aggregate"] === true) {
+    const activity = ROOT_PATH.child(segments[segments.length - 1]!);
     out.add(activity, SECONDS, true, exclusive);
     for (const unit in metrics) out.add(activity, unit, false, metrics[unit]!);
   }
@@ -186,8 +183,8 @@ export function collectSeries(root: SpanTreeNode, options: CollectOptions = {}):
     throw new Error(`span ${describe(root.name)} was never started`);
   }
   const out = new Collector(root.startTime, options.now, options.rootActivity);
-  const rootQuanta = walk(root, [], true, out);
-  return { series: out.series, splits: out.splits ?? [], rootQuanta };
+  walk(root, ROOT_PATH, true, out);
+  return { series: out.series, splits: out.splits ?? NO_SPLITS };
 }
 
 /** The value of a series in seconds or in its unit. */

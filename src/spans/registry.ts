@@ -13,7 +13,6 @@ import { DigestMetric as makeDigestMetric } from "../state/instructions.js";
 import { cumulativeSeries, outcomeOf } from "./digest.js";
 import { fromQuanta, toQuanta } from "./float.js";
 import type { Span } from "./span.js";
-import { digestName } from "./segments.js";
 
 export interface ScrapeOptions {
   /** stimulusId of the emitted DigestMetrics (default "scrape"). */
@@ -71,7 +70,7 @@ export class SpanRegistry {
           increment = grown;
           exported[entry.key] = entry.amount;
         }
-        const name = digestName(entry.path, entry.unit);
+        const name = entry.node.nameWith(entry.unit);
         result.push(
           outcome === undefined
             ? makeDigestMetric({ name, value: increment, stimulusId })

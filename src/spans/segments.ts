@@ -19,11 +19,3 @@ export function appendSegment(base: readonly string[], segment: string): string[
   out[n] = segment;
   return out;
 }
-
-/**
- * `base` followed by `unit`, frozen: a DigestMetric name. Frozen here with the cheap
- * built-in so the instruction factory's immer `freeze` finds it frozen and returns at once.
- */
-export function digestName(base: readonly string[], unit: string): readonly string[] {
-  return Object.freeze(appendSegment(base, unit));
-}

@@ -8,6 +8,7 @@ export {
   escapeLabelValue,
   fineMetricFamilies,
   formatFamilies,
+  formatFineMetrics,
   sanitizeMetricName,
   workerGaugeFamilies,
   type PrometheusFamily,

@@ -43,7 +43,7 @@ import { AttributedStore, LazyFileStore } from "./data-store.js";
 import { NetworkError, Reschedule, WorkerClosedError } from "./errors.js";
 import { MetricsStore, type MetricIncrement } from "./metrics-store.js";
 import { prefixWeights, splitIncrement, type PrefixWeights } from "./prefix-split.js";
-import { fineMetricFamilies, formatFamilies, workerGaugeFamilies, type WorkerGauges } from "./prometheus.js";
+import { formatFamilies, formatFineMetrics, workerGaugeFamilies, type WorkerGauges } from "./prometheus.js";
 import { RealExecutor } from "./real-executor.js";
 import { workerSizeof } from "./simulated-data.js";
 import type {
@@ -489,7 +489,7 @@ export class Worker implements DataServer {
 
   /** Prometheus text exposition of fine metrics (incl. in-progress), task-state and spill gauges. */
   prometheus(): string {
-    return formatFamilies([...fineMetricFamilies(this.scrape()), ...workerGaugeFamilies(this.gauges())]);
+    return formatFineMetrics(this.scrape()) + formatFamilies(workerGaugeFamilies(this.gauges()));
   }
 
   /** Serves `prometheus()` at GET /metrics over HTTP, bound to 127.0.0.1 unless told otherwise. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { escapeHtml, truncate } from "../../src/cli/html/escape.js";
 import { MAX_MEMORY_PANELS } from "../../src/cli/html/memory-chart.js";
 import { renderHtmlReport } from "../../src/cli/html/report-page.js";
-import { byteTicks, niceTicks, px } from "../../src/cli/html/svg.js";
+import { byteTicks, niceTicks, px, ticksWithin } from "../../src/cli/html/svg.js";
 import { MAX_TASK_MARKS } from "../../src/cli/html/task-stream.js";
 import type { MemorySample, SimReport, TaskRecord, WorkerSummary } from "../../src/sim/report.js";
 import { sampleReport } from "./fixtures.js";
@@ -122,6 +122,13 @@ describe("renderHtmlReport", () => {
     expect(page).toContain("1 row of zeros not shown; every row is in --json.");
   });
 
+  it("skips memory samples without numbers instead of drawing NaN", () => {
+    const memory = [...sampleReport().memory, { time: 4, worker: "sim://w0" } as unknown as MemorySample];
+    const chart = chartMarkup(renderHtmlReport(sampleReport({ memory })), "memory");
+    expect(chart).not.toContain("NaN");
+    expect(chart).toContain("1 sample without a finite time or byte count skipped.");
+  });
+
   it("renders a run in which nothing happened", () => {
     const page = renderHtmlReport(sampleReport({ taskRecords: [], metrics: [], memory: [], tasks: { total: 0, completed: 0, erred: 0, lost: 0 } }));
     expect(chartMarkup(page, "time-by-activity")).toContain("nothing recorded in this run");
@@ -135,6 +142,7 @@ describe("svg helpers", () => {
     expect(niceTicks(9.3, 5)).toEqual([0, 2, 4, 6, 8, 10]);
     expect(niceTicks(0.07, 4)).toEqual([0, 0.02, 0.04, 0.06, 0.08]);
     expect(niceTicks(0)).toEqual([0]);
+    expect(ticksWithin(200.1, 4)).toEqual([0, 100, 200]);
     expect(byteTicks(250 * 2 ** 20, 3)).toEqual([0, 100, 200, 300].map((v) => v * 2 ** 20));
   });
   it("rounds coordinates to tenths", () => {

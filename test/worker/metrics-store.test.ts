@@ -4,6 +4,7 @@ import {
   escapeLabelValue,
   fineMetricFamilies,
   formatFamilies,
+  formatFineMetrics,
   sanitizeMetricName,
   workerGaugeFamilies,
 } from "../../src/worker/prometheus.js";
@@ -114,5 +115,21 @@ describe("Prometheus text", () => {
       ["disk", 1],
       ["executing", 0],
     ]);
+  });
+});
+
+describe("formatFineMetrics", () => {
+  it("writes exactly what formatFamilies(fineMetricFamilies(...)) writes", () => {
+    const store = new MetricsStore();
+    store.digest(["execute", 'a"b\\c\nd', "thread-cpu", "seconds"], 0.1, "ok");
+    store.digest(["execute", "x", "disk-write", "bytes"], 10, "ok");
+    store.digest(["gather-dep", "x", "network", "seconds"], 2, "running");
+    store.digest(["handle-stimulus", "compute-task", "other", "seconds"], 0, "ok");
+    store.digest(["p2p", "w", "x", "send", "count"], 3, "ok");
+    store.digest(["disk-read", "count"], 4, "ok");
+    store.digest(["x", "y", "1/s"], 5, "");
+    const entries = store.totals();
+    expect(formatFineMetrics(entries)).toBe(formatFamilies(fineMetricFamilies(entries)));
+    expect(parsePrometheus(formatFineMetrics(entries)).get("spanwork_fine_count_total")!.samples[0]!.labels.prefix).toBe("w/x");
   });
 });

@@ -3,7 +3,7 @@ import { formatBytes, formatSeconds } from "../format/units.js";
 import { CHART_WIDTH, type Chart, type LegendEntry } from "./chart.js";
 import { truncate } from "./escape.js";
 import { emptyChart } from "./stacked-bars.js";
-import { byteTicks, element, linearScale, niceTicks, px, text, xAxis, yAxis } from "./svg.js";
+import { byteTicks, element, linearScale, px, text, ticksWithin, xAxis, yAxis } from "./svg.js";
 
 /** Panels drawn at most: the workers with the highest peaks, so the interesting ones are shown. */
 export const MAX_MEMORY_PANELS = 12;
@@ -38,7 +38,14 @@ export function memoryChart(report: SimReport): Chart {
   if (report.memoryLimit !== null) legend.push({ series: "limit", label: "memory limit", colour: LIMIT_COLOUR });
   const byWorker = new Map<string, MemorySample[]>();
   for (const worker of report.perWorker) byWorker.set(worker.address, []);
+  // A sample with a missing or non-finite value cannot be drawn; it is counted in the note
+  // rather than allowed to turn a whole line into NaN.
+  let unusable = 0;
   for (const sample of report.memory) {
+    if (!Number.isFinite(sample.time) || !Number.isFinite(sample.memoryBytes) || !Number.isFinite(sample.spilledBytes)) {
+      unusable += 1;
+      continue;
+    }
     let samples = byWorker.get(sample.worker);
     if (!samples) byWorker.set(sample.worker, (samples = []));
     samples.push(sample);
@@ -56,11 +63,11 @@ export function memoryChart(report: SimReport): Chart {
   );
   const panels = withSamples.filter(([worker]) => chosen.has(worker));
 
-  const endTime = report.memory.reduce((latest, sample) => Math.max(latest, sample.time), report.makespan);
+  const endTime = withSamples.reduce((latest, [, samples]) => samples.reduce((max, sample) => Math.max(max, sample.time), latest), report.makespan);
   const plotWidth = PANEL_WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
-  const timeTicks = niceTicks(endTime, 4);
-  const xScale = linearScale(timeTicks[timeTicks.length - 1]!, MARGIN.left, plotWidth);
+  const timeTicks = ticksWithin(endTime, 4);
+  const xScale = linearScale(endTime, MARGIN.left, plotWidth);
   const maxBytes = Math.max(report.memoryLimit ?? 0, ...panels.map(([, samples]) => samples.reduce((max, s) => Math.max(max, s.memoryBytes, s.spilledBytes), 0)));
   const byteTickValues = byteTicks(maxBytes, 3);
   const yTop = byteTickValues[byteTickValues.length - 1]!;
@@ -106,7 +113,10 @@ export function memoryChart(report: SimReport): Chart {
     })
     .join("");
   const hidden = withSamples.length - panels.length;
-  const note = hidden > 0 ? `Showing the ${panels.length} workers with the highest peaks; ${hidden} more are in --json.` : "";
+  const notes: string[] = [];
+  if (hidden > 0) notes.push(`Showing the ${panels.length} workers with the highest peaks; ${hidden} more are in --json.`);
+  if (unusable > 0) notes.push(`${unusable} ${unusable === 1 ? "sample" : "samples"} without a finite time or byte count skipped.`);
+  const note = notes.join(" ");
   return { id, title, description, legend, body: `<div class="panels">${body}</div>`, note };
 }
 

@@ -39,6 +39,11 @@ export function niceTicks(max: number, target = 5): number[] {
   return ticks;
 }
 
+/** Round ticks within [0, max], for axes that end at the data (time) rather than at a round value. */
+export function ticksWithin(max: number, target = 5): number[] {
+  return niceTicks(max, target).filter((tick) => tick <= max * (1 + 1e-9));
+}
+
 /** Ticks for byte values in the binary unit that fits the maximum, so labels read `0, 20 MiB, 40 MiB`. */
 export function byteTicks(max: number, target = 5): number[] {
   let unit = 1;

@@ -4,7 +4,7 @@ import { compareText } from "../text-order.js";
 import { CHART_WIDTH, type Chart, type LegendEntry } from "./chart.js";
 import { escapeHtml, truncate } from "./escape.js";
 import { emptyChart } from "./stacked-bars.js";
-import { element, linearScale, niceTicks, text, xAxis } from "./svg.js";
+import { element, linearScale, text, ticksWithin, xAxis } from "./svg.js";
 
 /** Rectangles drawn at most; beyond this the file grows without the picture getting clearer. */
 export const MAX_TASK_MARKS = 3000;
@@ -49,9 +49,9 @@ export function taskStreamChart(report: SimReport, colours: ReadonlyMap<string, 
   const rows = lanes(report);
   const rowIndex = new Map(rows.map((row, index) => [`${row.worker}\u0000${row.thread}`, index]));
   const endTime = report.taskRecords.reduce((latest, record) => Math.max(latest, record.end), report.makespan);
-  const ticks = niceTicks(endTime, 8);
+  const ticks = ticksWithin(endTime, 8);
   const plotWidth = CHART_WIDTH - PLOT_LEFT - PLOT_RIGHT_MARGIN;
-  const scale = linearScale(ticks[ticks.length - 1]!, PLOT_LEFT, plotWidth);
+  const scale = linearScale(endTime, PLOT_LEFT, plotWidth);
   const secondsPerPixel = scale.domainMax / plotWidth;
 
   const byRow: TaskRecord[][] = rows.map(() => []);

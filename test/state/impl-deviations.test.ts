@@ -1,0 +1,178 @@
+// The STATE implementation's own checks of its documented deviations from dask
+// (docs/state.md) and of implementation details the contract leaves open.
+import { describe, expect, it } from "vitest";
+import {
+  AcquireReplicasEvent,
+  AddKeysMsg,
+  ComputeTaskEvent,
+  DigestMetric,
+  Execute,
+  ExecuteFailureEvent,
+  ExecuteSuccessEvent,
+  FreeKeysEvent,
+  GatherDep,
+  GatherDepSuccessEvent,
+  PrioritySet,
+  UpdateDataEvent,
+  WorkerState,
+  keySplit,
+  type DataStore,
+} from "../../src/state/index.js";
+import type { SpanRecord } from "../../src/spans/index.js";
+
+const W2 = "127.0.0.1:2";
+
+function state(options: ConstructorParameters<typeof WorkerState>[0] = {}): WorkerState {
+  return new WorkerState({ address: "127.0.0.1:1", nthreads: 1, ...options });
+}
+
+describe("keySplit", () => {
+  it.each([
+    ["x", "x"],
+    ["x-1", "x"],
+    ["x-1-2-3", "x"],
+    ["('x-2', 1)", "x"],
+    ["('z-123', 0)", "z"],
+    ["hello-world-1", "hello-world"],
+    ["ae05086432ca935f6eba409a8ecd4896", "data"],
+    ["<module.submodule.myclass object at 0xdaf372", "myclass"],
+    ["x-abcdefab", "x"],
+    ["_(x)", "x"],
+    ["x-", "x"],
+    ["", "Other"],
+    ["()", "Other"],
+  ])("%j → %j", (key, prefix) => {
+    expect(keySplit(key)).toBe(prefix);
+  });
+});
+
+describe("PrioritySet", () => {
+  it("pops by priority, ties oldest first, and a re-added item takes its new rank", () => {
+    const items = new Map<string, number[]>([
+      ["a", [1]],
+      ["b", [1]],
+      ["c", [0, 5]],
+      ["d", [0]],
+    ]);
+    const set = new PrioritySet<string>((item) => items.get(item) ?? null);
+    for (const item of ["a", "b", "c", "d"]) set.add(item);
+    expect(set.sorted()).toEqual(["d", "c", "a", "b"]);
+    set.discard("a");
+    set.add("a"); // dask's HeapSet would let the stale entry win the tie with b
+    expect([...set]).toEqual(["d", "c", "b", "a"]);
+    expect(set.pop()).toBe("d");
+    expect(() => set.remove("zzz")).toThrow(/not in the set/);
+    expect(set.size).toBe(3);
+  });
+});
+
+describe("logs", () => {
+  it("are bounded rings whose entries end with the stimulus id and sequence number", () => {
+    const ws = state({ logLength: 3 });
+    ws.handleStimulus(UpdateDataEvent({ data: { a: 1 }, stimulusId: "s1" }));
+    ws.handleStimulus(UpdateDataEvent({ data: { b: 2 }, stimulusId: "s2" }));
+    expect(ws.log).toHaveLength(3);
+    expect(ws.log.at(-1)).toEqual(["b", "released", "memory", "memory", {}, "s2", 2]);
+    expect(ws.stimulusLog.map((ev) => ev.stimulusId)).toEqual(["s1", "s2"]);
+    // bulky payloads are stripped from the stimulus log
+    expect(ws.stimulusLog[0]).toMatchObject({ kind: "UpdateDataEvent", data: { a: null } });
+  });
+});
+
+describe("a data store that throws on set", () => {
+  it("turns the write into an error and a TaskErredMsg, leaving nothing in memory", () => {
+    const backing = new Map<string, unknown>();
+    const data: DataStore = {
+      has: (key) => backing.has(key),
+      get: (key) => backing.get(key),
+      set: () => {
+        throw new Error("cannot pickle");
+      },
+      delete: (key) => backing.delete(key),
+      get size() {
+        return backing.size;
+      },
+      keys: () => backing.keys(),
+    };
+    const ws = state({ data });
+    ws.handleStimulus(ComputeTaskEvent({ key: "x", stimulusId: "s1" }));
+    const out = ws.handleStimulus(ExecuteSuccessEvent({ key: "x", runId: 0, value: 42, stimulusId: "s2" }));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ kind: "TaskErredMsg", key: "x", runId: 0, exceptionText: "Error: cannot pickle", stimulusId: "s2" });
+    expect(ws.tasks.get("x")?.state).toBe("error");
+    expect(ws.nbytes).toBe(0);
+    ws.validateState();
+  });
+});
+
+describe("DigestMetric placement", () => {
+  it("follows the handler's own instructions and precedes the transitions' ones", () => {
+    const span: SpanRecord = Object.freeze({
+      name: ["execute", "x"],
+      startTime: 0,
+      endTime: 2,
+      attributes: {},
+      metrics: {},
+      children: [],
+    });
+    const ws = state({ nthreads: 1 });
+    ws.handleStimulus(ComputeTaskEvent({ key: "x", priority: [0], stimulusId: "s1" }));
+    ws.handleStimulus(ComputeTaskEvent({ key: "y", priority: [1], stimulusId: "s2" }));
+    const out = ws.handleStimulus(ExecuteSuccessEvent({ key: "x", runId: 0, value: 1, span, stimulusId: "done" }));
+    expect(out.map((i) => i.kind)).toEqual(["DigestMetric", "TaskFinishedMsg", "Execute"]);
+    expect(out[0]).toEqual(DigestMetric({ name: ["execute", "x", "other", "seconds"], value: 2, stimulusId: "done" }));
+    expect(out[1]).toMatchObject({ kind: "TaskFinishedMsg", key: "x", runId: 0, stimulusId: "done" });
+    expect(out[2]).toEqual(Execute({ key: "y", stimulusId: "done" }));
+  });
+});
+
+describe("avoided dask bugs", () => {
+  it("§18.1: error → waiting with a released dependency recomputes instead of raising RecommendationsConflict", () => {
+    const ws = state();
+    // x depends on d (fetched), then fails; d is freed meanwhile and stays released
+    ws.handleStimulus(ComputeTaskEvent({ key: "x", whoHas: { d: [W2] }, stimulusId: "s1" }));
+    ws.handleStimulus(GatherDepSuccessEvent({ worker: W2, totalNbytes: 1, data: { d: "v" }, stimulusId: "s2" }));
+    ws.handleStimulus(ExecuteFailureEvent({ key: "x", runId: 0, stimulusId: "s3" }));
+    ws.handleStimulus(FreeKeysEvent({ keys: ["d"], stimulusId: "s4" }));
+    expect(ws.tasks.get("d")?.state).toBe("released");
+    const out = ws.handleStimulus(ComputeTaskEvent({ key: "x", whoHas: { d: [W2] }, stimulusId: "retry" }));
+    expect(out).toEqual([GatherDep({ worker: W2, toGather: ["d"], totalNbytes: 1, stimulusId: "retry" })]);
+    expect(ws.tasks.get("x")?.state).toBe("waiting");
+    ws.validateState();
+  });
+
+  it("§18.5: a gather result for a key scattered and forgotten meanwhile is ignored, not a crash", () => {
+    const ws = state();
+    ws.handleStimulus(AcquireReplicasEvent({ whoHas: { d: [W2] }, nbytes: { d: 1 }, stimulusId: "s1" }));
+    expect(ws.tasks.get("d")?.state).toBe("flight");
+    ws.handleStimulus(UpdateDataEvent({ data: { d: "scattered" }, stimulusId: "scatter" }));
+    expect(ws.tasks.get("d")?.state).toBe("memory");
+    ws.handleStimulus(FreeKeysEvent({ keys: ["d"], stimulusId: "free" }));
+    expect(ws.tasks.has("d")).toBe(false);
+    expect(ws.handleStimulus(GatherDepSuccessEvent({ worker: W2, totalNbytes: 1, data: { d: "late" }, stimulusId: "late" }))).toEqual([]);
+    expect(ws.inFlightWorkers.size).toBe(0);
+    expect(ws.transferIncomingBytes).toBe(0);
+    ws.validateState();
+  });
+
+  it("a scattered value wins over a gather still in flight, whose answer is discarded", () => {
+    const ws = state();
+    ws.handleStimulus(ComputeTaskEvent({ key: "x", whoHas: { d: [W2] }, stimulusId: "s1" }));
+    ws.handleStimulus(UpdateDataEvent({ data: { d: "scattered" }, stimulusId: "scatter" }));
+    ws.validateState();
+    const out = ws.handleStimulus(GatherDepSuccessEvent({ worker: W2, totalNbytes: 1, data: { d: "late" }, stimulusId: "late" }));
+    expect(out).not.toContainEqual(AddKeysMsg({ keys: ["d"], stimulusId: "late" }));
+    expect(ws.data.get("d")).toBe("scattered");
+    ws.validateState();
+  });
+
+  it("§17.5: dataNeeded never keeps empty heaps and hasWhat never keeps empty sets", () => {
+    const ws = state();
+    ws.handleStimulus(AcquireReplicasEvent({ whoHas: { d: [W2], e: [W2] }, nbytes: { d: 1, e: 1 }, stimulusId: "s1" }));
+    ws.handleStimulus(GatherDepSuccessEvent({ worker: W2, totalNbytes: 2, data: { d: 1, e: 2 }, stimulusId: "s2" }));
+    ws.handleStimulus(FreeKeysEvent({ keys: ["d", "e"], stimulusId: "s3" }));
+    expect(ws.dataNeeded.size).toBe(0);
+    expect(ws.hasWhat.size).toBe(0);
+    expect(ws.tasks.size).toBe(0);
+  });
+});
