@@ -5,7 +5,7 @@
 // InMemorySpanExporter), measured in the same run (goal: ≥ 10× cheaper per span). Also the
 // cost of AsyncLocalStorage binding: asCurrent / withSpan / meter per task, and the extra
 // cost of every `await` once a span is bound.
-// Figures are wall-clock nanoseconds (see wallNow). Options: --tasks N (per repeat, default 50,000), --awaits N (default 200,000), --repeat R (default 5).
+// Figures are wall-clock nanoseconds (see wallNow). Options: --tasks N (per measurement, default 30,000), --awaits N (default 200,000), --repeat R (default 3; the comparison runs max(3R, 9) alternating rounds of N/3 tasks).
 import { pathToFileURL } from "node:url";
 import { ROOT_CONTEXT, trace, type Tracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -18,7 +18,7 @@ interface Options {
 }
 
 function parse(argv: readonly string[]): Options {
-  const options: Options = { tasks: 50_000, awaits: 200_000, repeat: 5 };
+  const options: Options = { tasks: 30_000, awaits: 200_000, repeat: 3 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
     if (!["--tasks", "--awaits", "--repeat"].includes(flag)) continue; // other suites' options

@@ -111,6 +111,16 @@ function parseOptions(argv: readonly string[]): Options {
 
 // ---- driver ------------------------------------------------------------------------------
 
+/**
+ * A fresh string-keyed record, the JS counterpart of the Python dicts dask's driver builds.
+ * Null-prototype objects start as hash tables in V8; `{}` would grow a new hidden class for
+ * every distinct key (`d-17-3`, …), which is an artefact of the benchmark driver, not of
+ * the state machine.
+ */
+function record<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}
+
 type Answerable = Extract<Instruction, { kind: "Execute" | "GatherDep" | "TaskFinishedMsg" }>;
 
 class Driver {
@@ -172,7 +182,7 @@ class Driver {
           }),
         );
       } else if (ins.kind === "GatherDep") {
-        const data: Record<string, null> = {};
+        const data = record<null>();
         for (const key of ins.toGather) data[key] = null;
         this.send(
           GatherDepSuccessEvent({
@@ -242,11 +252,13 @@ function newState(): WorkerState {
   });
 }
 
+const NO_DEPENDENCIES: Readonly<Record<string, never>> = Object.freeze(record<never>());
+
 function computeEvent(
   key: string,
   i: number,
-  whoHas: Record<string, string[]> = {},
-  nbytes: Record<string, number> = {},
+  whoHas: Record<string, string[]> = NO_DEPENDENCIES,
+  nbytes: Record<string, number> = NO_DEPENDENCIES,
 ): ComputeTaskEvent {
   // The same field values as dask's ComputeTaskEvent.dummy(), spelled out (run_spec None).
   return ComputeTaskEvent({
@@ -401,8 +413,8 @@ function workloadGather(n: number, k: number, r: number, depNbytes: number, trac
   const d = new Driver(ws, null, trace);
   for (let i = 0; i < n; i++) {
     const deps = depKeys[i] as string[];
-    const whoHas: Record<string, string[]> = {};
-    const nbytes: Record<string, number> = {};
+    const whoHas = record<string[]>();
+    const nbytes = record<number>();
     for (let j = 0; j < k; j++) {
       whoHas[deps[j] as string] = [workers[(i * k + j) % r] as string];
       nbytes[deps[j] as string] = depNbytes;
@@ -454,7 +466,11 @@ function workloadChain(n: number, trace: boolean): RunResult {
     const i = Number(key.slice(2)) + 1;
     if (i >= n) return null;
     const dep = keys[i - 1] as string;
-    return computeEvent(keys[i] as string, i, { [dep]: [LOCAL_ADDRESS] }, { [dep]: EXEC_NBYTES });
+    const whoHas = record<string[]>();
+    whoHas[dep] = [LOCAL_ADDRESS];
+    const nbytes = record<number>();
+    nbytes[dep] = EXEC_NBYTES;
+    return computeEvent(keys[i] as string, i, whoHas, nbytes);
   };
   const tStart = now();
   const ws = newState();

@@ -1,6 +1,6 @@
 import type { SimOptions } from "../sim/report.js";
 import type { CliIo } from "./cli-io.js";
-import { IncompleteRunError } from "./errors.js";
+import { CliUsageError, IncompleteRunError } from "./errors.js";
 import { createStyle, shouldUseColor } from "./format/color.js";
 import { formatBytes } from "./format/units.js";
 import { renderHtmlReport } from "./html/report-page.js";
@@ -46,9 +46,17 @@ export async function runCommand(workloadArgument: string | undefined, flags: Ru
   if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, MAX_SIZE);
   if (flags.network !== undefined) options.network = parseNetworkModel(flags.network);
   const jsonToStdout = flags.json === STDOUT_PATH;
+  for (const [option, value] of [["--html", flags.html], ["--trace", flags.trace]] as const) {
+    if (value === STDOUT_PATH) throw new CliUsageError(`${option}: writing to stdout ("-") is supported for --json only; give a file name`);
+  }
   const jsonPath = flags.json !== undefined && !jsonToStdout ? checkOutputPath(flags.json, "--json", io.cwd) : undefined;
   const htmlPath = flags.html !== undefined ? checkOutputPath(flags.html, "--html", io.cwd) : undefined;
   const tracePath = flags.trace !== undefined ? checkOutputPath(flags.trace, "--trace", io.cwd) : undefined;
+  const targets = [["--json", jsonPath], ["--html", htmlPath], ["--trace", tracePath]] as const;
+  for (const [index, [option, path]] of targets.entries()) {
+    const earlier = targets.slice(0, index).find(([, other]) => path !== undefined && other === path);
+    if (earlier) throw new CliUsageError(`${option}: same file as ${earlier[0]} ("${path}"); give each output its own file`);
+  }
   const simulator = await loadSimulator();
   const workload = resolveWorkload(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd);
 

@@ -12,7 +12,7 @@ import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
-import { createNetwork, DEFAULT_NETWORK, type NetworkKind } from "./network/index.js";
+import { createNetwork, DEFAULT_NETWORK, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
@@ -100,7 +100,7 @@ class SimulationRun {
   private readonly memory: MemoryMonitor;
   private readonly transport: SimTransport;
   private readonly inner: InProcessTransport;
-  private readonly network;
+  private readonly network: SimNetwork;
   private readonly spanRecords: Array<{ worker: string; record: SpanRecord }> = [];
   private readonly nworkers: number;
   private readonly nthreads: number;
@@ -139,13 +139,16 @@ class SimulationRun {
     this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth });
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(addresses, this.nthreads, options.maxTaskRecords ?? 100_000);
-    this.transport = new SimTransport(this.inner, this.clock, addresses, this.dice, this.networkKind === "instant" ? 0 : latency, this.report,
-      () => {
-        this.lastActivity = this.clock.now();
-      },
-      (to) => {
-        this.markDirty(to);
-      },
+    const wireLatency = this.networkKind === "instant" ? 0 : latency;
+    this.transport = new SimTransport(
+      this.inner,
+      this.clock,
+      addresses,
+      this.dice,
+      wireLatency,
+      this.report,
+      () => (this.lastActivity = this.clock.now()),
+      (to) => this.markDirty(to),
     );
     this.memory = new MemoryMonitor(this.memoryLimit, options.memorySamplesPerWorker ?? 500, this.nworkers);
     const keepOutputs = options.keepOutputs ?? true;
@@ -318,6 +321,10 @@ class SimulationRun {
   private watchdog(): void {
     if (this.scheduler.done) return;
     const now = this.clock.now();
+    // A task computing or data moving is activity, however long it takes.
+    for (const sim of this.workers) {
+      if (!sim.died && (sim.worker.state.executingCount > 0 || sim.worker.state.inFlightTasksCount > 0)) this.lastActivity = now;
+    }
     const onlyWatchdog = this.clock.pending === 0;
     if (onlyWatchdog || now - this.lastActivity >= this.stallTimeout) throw new StallSignal();
     this.clock.setTimer(now + Math.max(1, this.stallTimeout / 10), () => this.watchdog());

@@ -5,6 +5,7 @@
 // freezing arrays per task. The trie is bounded; past the bound, paths are made fresh
 // (correct, just not shared).
 import { SERIES_SEPARATOR } from "./keys.js";
+import { appendSegment } from "./segments.js";
 
 const MAX_INTERNED_PATHS = 20_000;
 let internedPaths = 0;
@@ -60,11 +61,3 @@ export class PathNode {
 
 /** The empty path: where every tree's paths start. */
 export const ROOT_PATH = new PathNode(Object.freeze([]), true);
-
-function appendSegment(base: readonly string[], segment: string): string[] {
-  const n = base.length;
-  const out = new Array<string>(n + 1);
-  for (let i = 0; i < n; i += 1) out[i] = base[i]!;
-  out[n] = segment;
-  return out;
-}

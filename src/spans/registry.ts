@@ -8,8 +8,7 @@
 // child (with its own open descendants) is counted up to t as well, so every exclusive time
 // only grows with t. Metrics only grow (addMetric refuses negatives). Times are whole
 // quanta, so the increments are exact and add up to the unscraped totals.
-import type { DigestMetric } from "../state/instructions.js";
-import { DigestMetric as makeDigestMetric } from "../state/instructions.js";
+import { DigestMetric } from "../state/instructions.js";
 import { cumulativeSeries, outcomeOf } from "./digest.js";
 import { fromQuanta, toQuanta } from "./float.js";
 import type { Span } from "./span.js";
@@ -73,8 +72,8 @@ export class SpanRegistry {
         const name = entry.node.nameWith(entry.unit);
         result.push(
           outcome === undefined
-            ? makeDigestMetric({ name, value: increment, stimulusId })
-            : makeDigestMetric({ name, value: increment, stimulusId, outcome }),
+            ? DigestMetric({ name, value: increment, stimulusId })
+            : DigestMetric({ name, value: increment, stimulusId, outcome }),
         );
       }
     }

@@ -114,6 +114,7 @@ export class Span {
   #children: Span[] | undefined = undefined;
   #exported: Record<string, number> | undefined = undefined;
 
+  /** `parentOfChild` is internal: `child()` passes itself there instead of copying options. */
   constructor(name: string | readonly string[], options: SpanOptions = NO_OPTIONS, parentOfChild?: Span) {
     this.name = normaliseName(name);
     const parent = parentOfChild ?? options.parent ?? undefined;

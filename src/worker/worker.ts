@@ -13,7 +13,7 @@
 import { setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Span, SpanRegistry, toDigestMetrics, type SpanRecord } from "../spans/index.js";
+import { Span, SpanRegistry, toDigestMetrics, type AttributeValue, type SpanRecord } from "../spans/index.js";
 import { SpillBuffer } from "../spill/index.js";
 import {
   ExecuteFailureEvent,
@@ -177,6 +177,19 @@ function linkSignals(own: AbortSignal, other: AbortSignal | undefined): { signal
   };
 }
 
+/** The worker clock, but never earlier than the end of the root's latest ended child. */
+class CursorClock {
+  root: Span | undefined;
+  readonly #base: WorkerClock;
+  constructor(base: WorkerClock) {
+    this.#base = base;
+  }
+  now(): number {
+    const now = this.#base.now();
+    return this.root === undefined ? now : latestChildEnd(this.root, now);
+  }
+}
+
 function hasKeys(record: Readonly<Record<string, unknown>>): boolean {
   for (const _ in record) return true;
   return false;
@@ -221,7 +234,6 @@ export class Worker implements DataServer {
   readonly #retryBusyDelay: number;
   readonly #getDataBusyLimit: number;
   readonly #sizeof: (value: unknown) => number;
-  readonly #ownedStore: LazyFileStore | null;
   readonly #threads = new Map<Key, number>();
   readonly #freeThreads: number[] = [];
   #extraThreads = 0;
@@ -268,7 +280,6 @@ export class Worker implements DataServer {
     if (options.data !== undefined) {
       inner = options.data;
       this.spillBuffer = null;
-      this.#ownedStore = null;
     } else {
       const memoryLimit = options.memoryLimit ?? null;
       const fraction = options.memoryTargetFraction ?? DEFAULT_MEMORY_TARGET_FRACTION;
@@ -276,21 +287,23 @@ export class Worker implements DataServer {
       if (memoryLimit !== null && !(memoryLimit >= 0)) throw new RangeError(`Worker option memoryLimit must be bytes ≥ 0 or null, got ${memoryLimit}`);
       const target = memoryLimit === null ? Infinity : Math.floor(memoryLimit * fraction);
       const spill = options.spill ?? {};
-      const ownsStore = spill.store === undefined;
-      this.#ownedStore = ownsStore ? new LazyFileStore(spill.directory) : null;
-      const { directory: _directory, ...rest } = spill;
+      if (spill.store !== undefined && spill.directory !== undefined) {
+        throw new TypeError("Worker option spill: pass either store or directory, not both (directory is for the default file store)");
+      }
+      const { directory, ...rest } = spill;
       this.spillBuffer = new SpillBuffer({
         sizeof: this.#sizeof,
         clock: this.clock,
         ...rest,
         target,
-        store: spill.store ?? (this.#ownedStore as LazyFileStore),
+        // the default file store makes its directory only once something is spilled
+        store: spill.store ?? new LazyFileStore(directory),
       });
       inner = this.spillBuffer as unknown as WorkerDataStore;
     }
     this.data = new AttributedStore(
       inner,
-      () => new Span(UNATTRIBUTED_ROOT, { clock: this.clock }),
+      () => this.#newRoot(UNATTRIBUTED_ROOT, {}),
       (root) => this.#finishSideRoot(root, "unattributed", null),
     );
 
@@ -348,7 +361,7 @@ export class Worker implements DataServer {
   /** Spills one key like dask's memory monitor (metered under ["memory-monitor"]): evicted weight, or -1. */
   evict(): number {
     this.#assertOpen("evict");
-    const root = new Span(MEMORY_MONITOR_ROOT, { clock: this.clock }).start();
+    const root = this.#newRoot(MEMORY_MONITOR_ROOT, {}).start();
     let evicted = -1;
     try {
       evicted = root.asCurrent(() => this.data.evict?.() ?? -1);
@@ -374,7 +387,7 @@ export class Worker implements DataServer {
    */
   #handle(event: StateMachineEvent, rootName: readonly string[], outcome: Outcome, split: PrefixWeights | null): void {
     this.#assertOpen(`handle ${event.kind} (stimulus ${event.stimulusId})`);
-    const root = new Span(rootName, { clock: this.clock }).start();
+    const root = this.#newRoot(rootName, {}).start();
     let instructions: readonly Instruction[];
     try {
       instructions = root.asCurrent(() => this.state.handleStimulus(event));
@@ -574,6 +587,21 @@ export class Worker implements DataServer {
     if (work.key !== null) this.#releaseThread(work.key);
   }
 
+  /**
+   * A root span (explicitly parentless: roots are roots, whatever span is current — no
+   * pile-up, dask #7949) on a cursor clock: a child starts no earlier than the end of the
+   * root's latest ended child. Synchronous spill with a modelled duration (a virtual disk)
+   * ends "in the future" of a virtual clock that cannot advance mid-call; the cursor makes
+   * the next activity start after it instead of overlapping it, so exclusive times stay
+   * exact and non-negative, and the root itself ends no earlier than its children.
+   */
+  #newRoot(name: readonly string[], options: { registry?: SpanRegistry; attributes?: Readonly<Record<string, AttributeValue>> }): Span {
+    const clock = new CursorClock(this.clock);
+    const root = new Span(name, { ...options, parent: null, clock });
+    clock.root = root;
+    return root;
+  }
+
   /** Hands a finished root to `onSpanRecord`; a throwing hook goes to onError and changes nothing else. */
   #reportRecord(rootOrRecord: Span | SpanRecord): void {
     const hook = this.#onSpanRecord;
@@ -625,9 +653,7 @@ export class Worker implements DataServer {
     }
     const thread = this.#acquireThread(ts.key);
     // Explicitly a root (no parent), whatever span is current: no pile-up (dask #7949).
-    const root = new Span(executeRoot(ts.prefix), {
-      parent: null,
-      clock: this.clock,
+    const root = this.#newRoot(executeRoot(ts.prefix), {
       registry: this.spanRegistry,
       attributes: { key: ts.key, thread },
     }).start();
@@ -762,9 +788,7 @@ export class Worker implements DataServer {
       }),
     );
     const registry = new SpanRegistry();
-    const root = new Span(GATHER_DEP_ROOT, {
-      parent: null,
-      clock: this.clock,
+    const root = this.#newRoot(GATHER_DEP_ROOT, {
       registry,
       attributes: { worker: instruction.worker, keys: instruction.toGather.length, totalNbytes: instruction.totalNbytes },
     }).start();
@@ -902,9 +926,7 @@ export class Worker implements DataServer {
   async getData(keys: readonly Key[], options: GetDataServeOptions): Promise<GetDataResponse> {
     if (this.#status !== "running") throw new NetworkError(`worker ${this.address} is ${this.#status}`, { peer: this.address });
     const registry = new SpanRegistry();
-    const root = new Span(GET_DATA_ROOT, {
-      parent: null,
-      clock: this.clock,
+    const root = this.#newRoot(GET_DATA_ROOT, {
       registry,
       attributes: { who: options.who, keys: keys.length },
     }).start();

@@ -109,6 +109,8 @@ describe("bad input: exit 2 and one line on stderr", () => {
     [["run", "nope"], 'error: unknown workload "nope" (built-in: map, shuffle; or give the path of a JSON/YAML spec file)'],
     [["run", "missing.yaml"], "error: missing.yaml: no such file"],
     [["run", "map", "--json", "no-such-dir/r.json"], "error: --json: cannot write \"no-such-dir/r.json\": directory"],
+    [["run", "map", "--html", "-"], 'error: --html: writing to stdout ("-") is supported for --json only; give a file name'],
+    [["run", "map", "--json", "r.json", "--trace", "./r.json"], "error: --trace: same file as --json"],
     [["run", "map", "--bogus"], "error: unknown option '--bogus'"],
     [["run", "map", "--jsn", "x"], "error: unknown option '--jsn' (Did you mean --json?)"],
     [["run", "map", "extra"], "error: too many arguments for 'run'"],

@@ -130,3 +130,14 @@ describe("memory: spilling and pausing", () => {
     expect(report.perWorker[0]!.peakMemoryBytes).toBe(85e6);
   });
 });
+
+describe("stall detection", () => {
+  it("does not mistake one long task for a stall", async () => {
+    const builder = new GraphBuilder();
+    builder.addTask({ key: "slow-0", prefix: "slow", duration: 5000, nbytes: 1 });
+    const workload: Workload = { name: "slow", description: "", graph: builder.build("slow"), faults: [], cluster: {} };
+    const { report } = await simulate(workload, { workers: 1, stallTimeout: 60 });
+    expectNothingLost(report);
+    expect(report.makespan).toBe(5000);
+  });
+});

@@ -299,3 +299,61 @@ describe("typed results", () => {
     expect(worker.threads.size).toBe(0);
   });
 });
+
+describe("scrapes never change the totals", () => {
+  async function lifecycle(scrapeEvery: number | null) {
+    const { clock, workers } = makeCluster([A, B], {
+      latency: 0.5,
+      bandwidth: 1e5,
+      worker: { memoryLimit: 1, spill: { store: new MemoryStore(1e-5) } },
+    });
+    const [a, b] = workers as [(typeof workers)[0], (typeof workers)[0]];
+    a.worker.handleStimulus(
+      ComputeTaskEvent({ key: "x-1", stimulusId: "c1", runSpec: { durations: { "thread-cpu": 2, "thread-noncpu": 1 }, outputBytes: 50_000 } }),
+      ComputeTaskEvent({ key: "z-1", stimulusId: "c2", runSpec: { durations: { "thread-cpu": 1 }, outputBytes: 25_000 } }),
+    );
+    const scraped: Array<ReturnType<typeof a.worker.scrape>> = [];
+    let t = 0;
+    const runToIdle = async () => {
+      await clock.settle(); // async work starts on a later turn
+      while (clock.pending > 0) {
+        t += scrapeEvery ?? 1000;
+        await clock.run({ until: t });
+        if (scrapeEvery !== null) scraped.push(a.worker.scrape(), b.worker.scrape());
+      }
+    };
+    await runToIdle();
+    b.worker.handleStimulus(
+      ComputeTaskEvent({
+        key: "y-1",
+        stimulusId: "c3",
+        whoHas: { "x-1": [A], "z-1": [A] },
+        nbytes: { "x-1": 50_000, "z-1": 25_000 },
+        runSpec: { durations: { "thread-cpu": 1.5 }, outputBytes: 10 },
+      }),
+    );
+    await runToIdle();
+    expect(b.worker.state.tasks.get("y-1")?.state).toBe("memory");
+    expect(scraped.length > 0).toBe(scrapeEvery !== null);
+    const byName: Record<string, number> = {};
+    for (const e of [...a.worker.scrape(), ...b.worker.scrape()]) {
+      if (e.value < 0) throw new Error(`negative ${e.name.join("/")} ${e.outcome} ${e.value} (every ${scrapeEvery})`);
+      byName[e.name.join("/")] = (byName[e.name.join("/")] ?? 0) + e.value;
+    }
+    return byName;
+  }
+
+  it("totals by name equal those of a run without scrapes, whatever the scrape times", async () => {
+    const reference = await lifecycle(null);
+    expect(reference["gather-dep/x/network/bytes"]).toBe(50_000);
+    expect(reference["gather-dep/z/network/bytes"]).toBe(25_000);
+    for (const every of [0.07, 0.3, 1.1]) {
+      const scraped = await lifecycle(every);
+      expect(Object.keys(scraped).sort()).toEqual(Object.keys(reference).sort());
+      for (const [name, value] of Object.entries(reference)) {
+        if (name.endsWith("/seconds")) expect(scraped[name]).toBeCloseTo(value, 9);
+        else expect(scraped[name]).toBe(value);
+      }
+    }
+  });
+});

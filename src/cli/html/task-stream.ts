@@ -4,7 +4,7 @@ import { compareText } from "../text-order.js";
 import { CHART_WIDTH, type Chart, type LegendEntry } from "./chart.js";
 import { escapeHtml, truncate } from "./escape.js";
 import { emptyChart } from "./stacked-bars.js";
-import { element, linearScale, text, ticksWithin, xAxis } from "./svg.js";
+import { element, linearScale, ticksWithin, xAxis } from "./svg.js";
 
 /** Rectangles drawn at most; beyond this the file grows without the picture getting clearer. */
 export const MAX_TASK_MARKS = 3000;
