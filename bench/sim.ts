@@ -86,7 +86,7 @@ export async function run(argv: string[]): Promise<void> {
   if (only === undefined || only === "map") {
     const sizes = (option(argv, "map-sizes") ?? "10000,100000,1000000").split(",").map(Number);
     // Warm-up so the first size does not pay for the JIT.
-    await simulate("map", { size: 2000, workers, keepOutputs: false, maxTaskRecords: 0 });
+    await simulate("map", { size: 10_000, workers, keepOutputs: false, maxTaskRecords: 0 });
     for (const size of sizes) {
       const result = await measure(`map-${size}`, "map", { size, workers, threads: 2, keepOutputs: false, maxTaskRecords: 10_000, seed: 1 });
       console.log(JSON.stringify(result));
