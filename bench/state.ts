@@ -12,6 +12,7 @@
 //   npm run bench -- state --only w1 --w1-n 100000 --repeat 1
 //   node --import tsx bench/state.ts --only w2 --w2-n 6 --trace   # every event and its output
 //   npm run bench -- state --only w1 --w1-n 100000 --repeat 1 --node-flags=--optimize-for-size
+//   npm run bench -- state --warmup 1      # one untimed run per workload first (JIT warm-up)
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,6 +51,8 @@ interface Options {
   trace: boolean;
   /** Extra flags for the child `node` (e.g. "--optimize-for-size"). */
   nodeFlags: string[];
+  /** Untimed runs of the same workload before the timed ones (JIT warm-up). */
+  warmup: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -66,6 +69,7 @@ function parseOptions(argv: readonly string[]): Options {
     tsxChild: false,
     trace: false,
     nodeFlags: [],
+    warmup: 0,
   };
   const numeric: Record<string, keyof Options> = {
     "--w1-n": "w1N",
@@ -95,6 +99,10 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else if (flag === "--in-process" || flag === "--child") {
       options.inProcess = true;
+    } else if (flag === "--warmup") {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 0) throw new Error(`bench state: --warmup must be a non-negative integer`);
+      options.warmup = n;
     } else if (flag === "--node-flags") {
       options.nodeFlags = value().split(/\s+/).filter((f) => f.length > 0);
     } else if (flag === "--tsx-child") {
@@ -515,6 +523,11 @@ const round = (x: number, digits: number): number => Math.round(x * 10 ** digits
 /** Runs `repeat` times in this process; the median run (by seconds) as one JSON object. */
 function runRepeated(name: string, options: Options): Record<string, unknown> {
   const gc = (globalThis as { gc?: () => void }).gc;
+  const warmupSeconds: number[] = [];
+  for (let i = 0; i < options.warmup; i++) {
+    gc?.();
+    warmupSeconds.push(round(runWorkload(name, options).seconds, 4));
+  }
   const runs: RunResult[] = [];
   for (let i = 0; i < options.repeat; i++) {
     gc?.();
@@ -544,6 +557,7 @@ function runRepeated(name: string, options: Options): Record<string, unknown> {
     seconds_min: round((sorted[0] as RunResult).seconds, 4),
     events_per_s_max: round((sorted[0] as RunResult).events_per_s, 1),
     repeat: options.repeat,
+    warmup_runs_seconds: warmupSeconds,
     peak_heap_used_bytes: peakHeapUsed,
     live_heap_after_compute_bytes: peakLiveHeap,
     peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
@@ -598,6 +612,8 @@ function childArgs(options: Options, workload: string): string[] {
     String(options.w2DepNbytes),
     "--repeat",
     String(options.repeat),
+    "--warmup",
+    String(options.warmup),
   ];
 }
 
