@@ -1,5 +1,5 @@
-// Gathers what a run produces (finished span records, transfers, faults, worker totals)
-// and assembles the SimReport, with a stable order everywhere so equal runs give equal JSON.
+// Gathers what a run produces (task records from the executors, transfers, faults, worker
+// totals) and assembles the SimReport, in a stable order so equal runs give equal JSON.
 import type { Worker } from "../worker/worker.js";
 import type { VirtualDisk } from "./disk.js";
 import type { MemoryMonitor } from "./memory.js";

@@ -27,19 +27,21 @@ import {
 } from "../state/index.js";
 import type { TaskGraph } from "./graph.js";
 
-export const enum TaskStatus {
+/** Scheduler-side state of a task (the values index TASK_STATUS_NAMES). */
+export const TaskStatus = {
   /** Some dependency is not in memory yet. */
-  Waiting = 0,
+  Waiting: 0,
   /** Root-ish and ready, waiting in the scheduler's queue for a worker slot. */
-  Queued = 1,
+  Queued: 1,
   /** Ready, but no running worker can take it (all paused or dead). */
-  NoWorker = 2,
-  Processing = 3,
-  Memory = 4,
-  Erred = 5,
+  NoWorker: 2,
+  Processing: 3,
+  Memory: 4,
+  Erred: 5,
   /** Computed, then released because nothing needs it any more. */
-  Released = 6,
-}
+  Released: 6,
+} as const;
+export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
 export const TASK_STATUS_NAMES = ["waiting", "queued", "no-worker", "processing", "memory", "erred", "released"] as const;
 

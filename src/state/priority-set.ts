@@ -35,6 +35,11 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   private items: T[] = [];
   private priorities: Priority[] = [];
   private seqs: number[] = [];
+  // The first two priority elements, unboxed beside the heap (-Infinity when absent: a
+  // strict prefix sorts first). Most comparisons are decided here without touching the
+  // priority arrays themselves, which are scattered over the heap (cache misses).
+  private firsts: number[] = [];
+  private seconds: number[] = [];
   private readonly live = new Map<T, number>();
   private nextSeq = 0;
   private readonly priorityOf: (item: T) => Priority | null;
@@ -55,9 +60,12 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     if (this.live.has(item)) return;
     const seq = this.nextSeq++;
     this.live.set(item, seq);
+    const priority = this.priorityOf(item) ?? EMPTY_PRIORITY;
     this.items.push(item);
-    this.priorities.push(this.priorityOf(item) ?? EMPTY_PRIORITY);
+    this.priorities.push(priority);
     this.seqs.push(seq);
+    this.firsts.push(priority.length > 0 ? (priority[0] as number) : -Infinity);
+    this.seconds.push(priority.length > 1 ? (priority[1] as number) : -Infinity);
     this.siftUp(this.items.length - 1);
   }
 
@@ -119,53 +127,95 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
 
   // ---- heap internals ---------------------------------------------------------------
 
-  private less(i: number, j: number): boolean {
-    const c = comparePriority(this.priorities[i] as Priority, this.priorities[j] as Priority);
-    return c < 0 || (c === 0 && (this.seqs[i] as number) < (this.seqs[j] as number));
+  // Sifting moves a "hole" instead of swapping, comparing the moving entry's captured
+  // priority and sequence against each parent/child (fewer writes, no re-reads).
+
+  /** Whether entry (f, s, priority, seq) sorts before entry j. */
+  private before(f: number, sec: number, priority: Priority, seq: number, j: number): boolean {
+    const fj = this.firsts[j] as number;
+    if (f !== fj) return f < fj;
+    const sj = this.seconds[j] as number;
+    if (sec !== sj) return sec < sj;
+    const c = comparePriority(priority, this.priorities[j] as Priority);
+    return c < 0 || (c === 0 && seq < (this.seqs[j] as number));
   }
 
-  private swap(i: number, j: number): void {
-    const { items, priorities, seqs } = this;
-    const item = items[i] as T;
-    items[i] = items[j] as T;
-    items[j] = item;
-    const priority = priorities[i] as Priority;
-    priorities[i] = priorities[j] as Priority;
-    priorities[j] = priority;
-    const seq = seqs[i] as number;
-    seqs[i] = seqs[j] as number;
-    seqs[j] = seq;
+  private move(from: number, to: number): void {
+    this.items[to] = this.items[from] as T;
+    this.priorities[to] = this.priorities[from] as Priority;
+    this.seqs[to] = this.seqs[from] as number;
+    this.firsts[to] = this.firsts[from] as number;
+    this.seconds[to] = this.seconds[from] as number;
   }
 
   private siftUp(i: number): void {
+    const item = this.items[i] as T;
+    const priority = this.priorities[i] as Priority;
+    const seq = this.seqs[i] as number;
+    const f = this.firsts[i] as number;
+    const sec = this.seconds[i] as number;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(i, parent)) return;
-      this.swap(i, parent);
+      if (!this.before(f, sec, priority, seq, parent)) break;
+      this.move(parent, i);
       i = parent;
     }
+    this.items[i] = item;
+    this.priorities[i] = priority;
+    this.seqs[i] = seq;
+    this.firsts[i] = f;
+    this.seconds[i] = sec;
   }
 
   private siftDown(i: number): void {
     const n = this.items.length;
+    const item = this.items[i] as T;
+    const priority = this.priorities[i] as Priority;
+    const seq = this.seqs[i] as number;
+    const f = this.firsts[i] as number;
+    const sec = this.seconds[i] as number;
     for (;;) {
-      const left = 2 * i + 1;
-      if (left >= n) return;
-      const right = left + 1;
-      const child = right < n && this.less(right, left) ? right : left;
-      if (!this.less(child, i)) return;
-      this.swap(i, child);
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      const right = child + 1;
+      if (
+        right < n &&
+        this.before(
+          this.firsts[right] as number,
+          this.seconds[right] as number,
+          this.priorities[right] as Priority,
+          this.seqs[right] as number,
+          child,
+        )
+      ) {
+        child = right;
+      }
+      if (this.before(f, sec, priority, seq, child)) break;
+      this.move(child, i);
       i = child;
     }
+    this.items[i] = item;
+    this.priorities[i] = priority;
+    this.seqs[i] = seq;
+    this.firsts[i] = f;
+    this.seconds[i] = sec;
   }
 
   private removeTop(): void {
-    const last = this.items.length - 1;
-    if (last > 0) this.swap(0, last);
-    this.items.pop();
-    this.priorities.pop();
-    this.seqs.pop();
-    if (last > 0) this.siftDown(0);
+    const { items, priorities, seqs, firsts, seconds } = this;
+    const item = items.pop() as T;
+    const priority = priorities.pop() as Priority;
+    const seq = seqs.pop() as number;
+    const f = firsts.pop() as number;
+    const sec = seconds.pop() as number;
+    if (items.length > 0) {
+      items[0] = item;
+      priorities[0] = priority;
+      seqs[0] = seq;
+      firsts[0] = f;
+      seconds[0] = sec;
+      this.siftDown(0);
+    }
   }
 
   private dropStaleTop(): void {
@@ -178,24 +228,32 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     this.items = [];
     this.priorities = [];
     this.seqs = [];
+    this.firsts = [];
+    this.seconds = [];
   }
 
   private compact(): void {
-    const { items, priorities, seqs, live } = this;
+    const { items, priorities, seqs, firsts, seconds, live } = this;
     const keptItems: T[] = [];
     const keptPriorities: Priority[] = [];
     const keptSeqs: number[] = [];
+    const keptFirsts: number[] = [];
+    const keptSeconds: number[] = [];
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as T;
       if (live.get(item) === seqs[i]) {
         keptItems.push(item);
         keptPriorities.push(priorities[i] as Priority);
         keptSeqs.push(seqs[i] as number);
+        keptFirsts.push(firsts[i] as number);
+        keptSeconds.push(seconds[i] as number);
       }
     }
     this.items = keptItems;
     this.priorities = keptPriorities;
     this.seqs = keptSeqs;
+    this.firsts = keptFirsts;
+    this.seconds = keptSeconds;
     for (let i = (keptItems.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
   }
 }

@@ -66,6 +66,46 @@ describe("PrioritySet", () => {
   });
 });
 
+describe("PrioritySet against a sorted-list model", () => {
+  it("agrees on pop order under random add/discard/pop", () => {
+    let seed = 12345;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const priorities = new Map<number, number[]>();
+    const set = new PrioritySet<number>((item) => priorities.get(item) ?? null);
+    let model: { item: number; priority: number[]; seq: number }[] = [];
+    let seq = 0;
+    const compare = (a: number[], b: number[]): number => {
+      for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+      return a.length - b.length;
+    };
+    for (let step = 0; step < 5000; step++) {
+      const op = random(10);
+      const item = random(200);
+      if (op < 5) {
+        if (!set.has(item)) {
+          const priority = Array.from({ length: 1 + random(3) }, () => random(4));
+          priorities.set(item, priority);
+          set.add(item);
+          model.push({ item, priority, seq: seq++ });
+        }
+      } else if (op < 8) {
+        expect(set.discard(item)).toBe(model.some((e) => e.item === item));
+        model = model.filter((e) => e.item !== item);
+      } else {
+        model.sort((a, b) => compare(a.priority, b.priority) || a.seq - b.seq);
+        const expected = model.shift();
+        expect(set.pop()).toBe(expected?.item);
+      }
+      expect(set.size).toBe(model.length);
+    }
+    model.sort((a, b) => compare(a.priority, b.priority) || a.seq - b.seq);
+    expect(set.sorted()).toEqual(model.map((e) => e.item));
+  });
+});
+
 describe("logs", () => {
   it("are bounded rings whose entries end with the stimulus id and sequence number", () => {
     const ws = state({ logLength: 3 });
