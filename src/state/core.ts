@@ -157,7 +157,13 @@ export class StateCore {
       if (event.kind !== "FindMissingEvent") this.stimulusLog.push(toLoggable(event));
       const recs = this.mainStack;
       recs.journalTruncate(0);
-      this.parts.handleEvent(this, event, recs, out);
+      try {
+        this.parts.handleEvent(this, event, recs, out);
+      } catch (error) {
+        // A handler that rejects its event must not leave recommendations behind.
+        if (recs.size > 0) recs.clear();
+        throw error;
+      }
       this.transitions(recs, out, event.stimulusId);
     }
     return out;

@@ -18,6 +18,11 @@ export const RUN_ID_SENTINEL = -1;
 const NO_RESOURCES: ResourceMap = Object.freeze({});
 const NO_STARTSTOPS: readonly StartStop[] = Object.freeze([]);
 
+function hasOwnKeys(record: object): boolean {
+  for (const _ in record) return true;
+  return false;
+}
+
 function isStartStopList(value: StartStop | readonly StartStop[]): value is readonly StartStop[] {
   return Array.isArray(value);
 }
@@ -168,7 +173,7 @@ export class TaskState {
     return this._extras === null ? {} : this._extras.annotations;
   }
   set annotations(value: Readonly<Record<string, unknown>>) {
-    if (this._extras !== null || Object.keys(value).length > 0) this.extras().annotations = value;
+    if (this._extras !== null || hasOwnKeys(value)) this.extras().annotations = value;
   }
   get spanId(): string | null {
     return this._extras === null ? null : this._extras.spanId;

@@ -13,6 +13,7 @@ import {
   GatherDep,
   GatherDepSuccessEvent,
   PrioritySet,
+  RemoveReplicasEvent,
   UpdateDataEvent,
   WorkerState,
   keySplit,
@@ -214,5 +215,22 @@ describe("avoided dask bugs", () => {
     expect(ws.dataNeeded.size).toBe(0);
     expect(ws.hasWhat.size).toBe(0);
     expect(ws.tasks.size).toBe(0);
+  });
+});
+
+describe("a rejected event", () => {
+  it("leaves no pending recommendation behind for the next stimulus", () => {
+    const ws = state({ nthreads: 1 });
+    ws.handleStimulus(UpdateDataEvent({ data: { a: 1, b: 2 }, stimulusId: "s1" }));
+    ws.handleStimulus(ComputeTaskEvent({ key: "x", whoHas: { a: [W2] }, stimulusId: "s2" }));
+    expect(ws.tasks.get("x")?.state).toBe("executing");
+    // b can go, a cannot (its dependent is executing): the handler throws after queuing b
+    expect(() => ws.handleStimulus(RemoveReplicasEvent({ keys: ["b", "a"], stimulusId: "rr" }))).toThrow(/Cannot remove replica of "a"/);
+    expect(ws.tasks.get("b")?.state).toBe("memory");
+    expect(ws.handleStimulus(ExecuteSuccessEvent({ key: "x", runId: 0, value: 3, stimulusId: "s3" }))).toEqual([
+      expect.objectContaining({ kind: "TaskFinishedMsg", key: "x" }),
+    ]);
+    expect(ws.tasks.get("b")?.state).toBe("memory");
+    ws.validateState();
   });
 });

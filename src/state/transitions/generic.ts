@@ -18,8 +18,8 @@ export function invariant(core: StateCore, ts: TaskState, condition: boolean, wh
 export function purgeState(core: StateCore, ts: TaskState): void {
   const key = ts.key;
   if (core.data.has(key)) core.data.delete(key);
-  core.actors.delete(key);
-  core.threads.delete(key);
+  if (core.actors.size !== 0) core.actors.delete(key);
+  if (core.threads.size !== 0) core.threads.delete(key);
 
   const whoHas = ts._whoHas;
   if (whoHas !== null) {
@@ -48,13 +48,14 @@ export function purgeState(core: StateCore, ts: TaskState): void {
   ts.exceptionText = "";
   ts.tracebackText = "";
 
-  core.missingDepFlight.delete(ts);
-  core.ready.discard(ts);
-  core.constrained.discard(ts);
-  core.executing.delete(ts);
-  core.longRunning.delete(ts);
-  core.inFlightTasks.delete(ts);
-  core.waiting.delete(ts);
+  // Most of these are empty or small; skip the lookups that cannot hit.
+  if (core.missingDepFlight.size !== 0) core.missingDepFlight.delete(ts);
+  if (core.ready.size !== 0) core.ready.discard(ts);
+  if (core.constrained.size !== 0) core.constrained.discard(ts);
+  if (core.executing.size !== 0) core.executing.delete(ts);
+  if (core.longRunning.size !== 0) core.longRunning.delete(ts);
+  if (core.inFlightTasks.size !== 0) core.inFlightTasks.delete(ts);
+  if (core.waiting.size !== 0) core.waiting.delete(ts);
 }
 
 const KEEPS_DEPENDENCIES = new Set(["ready", "constrained", "waiting", "executing", "long-running", "memory"]);
