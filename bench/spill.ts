@@ -7,7 +7,8 @@
 //                of the same serialized bytes (goal: ≤ 1.5× the raw file I/O time).
 // spill-heavy also replays the exact file operations the buffer made (writes, reads and
 // unlinks) with bare fs calls: `ratio_to_same_file_ops` is the buffer's own overhead.
-// Options: --only fast|heavy, --fast-n N, --heavy-n N, --value-bytes B, --repeat R,
+// Options: --only fast|heavy, --fast-n N, --heavy-n N, --heavy-repeat R (median of R runs of
+// raw, buffer and replay, in that order), --value-bytes B, --repeat R (spill-fast),
 // --dir PATH (where spill files go; default os.tmpdir()), --dask (also run dask's reference
 // with /usr/bin/python3 when python3-distributed is installed).
 import { spawnSync } from "node:child_process";
@@ -16,13 +17,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
-import * as v8 from "node:v8";
-import { FileStore, SpillBuffer, type SpillStore } from "../src/spill/index.js";
+import { FileStore, SpillBuffer, v8Serializer, type SpillStore } from "../src/spill/index.js";
 
 interface Options {
   only: "fast" | "heavy" | undefined;
   fastN: number;
   heavyN: number;
+  heavyRepeat: number;
   valueBytes: number;
   repeat: number;
   dir: string;
@@ -34,6 +35,7 @@ function parse(argv: readonly string[]): Options {
     only: undefined,
     fastN: 200_000,
     heavyN: 20_000,
+    heavyRepeat: 1,
     valueBytes: 64 * 1024,
     repeat: 5,
     dir: os.tmpdir(),
@@ -63,6 +65,9 @@ function parse(argv: readonly string[]): Options {
         break;
       case "--heavy-n":
         options.heavyN = count();
+        break;
+      case "--heavy-repeat":
+        options.heavyRepeat = count();
         break;
       case "--value-bytes":
         options.valueBytes = count();
@@ -120,9 +125,13 @@ function emit(record: Record<string, unknown>): void {
 class RecordingStore implements SpillStore {
   readonly log: Array<{ op: "write" | "read" | "delete"; key: string; bytes: Uint8Array | readonly Uint8Array[] | null }> = [];
   constructor(private readonly inner: FileStore) {}
-  read(key: string): Uint8Array {
+  read(key: string, byteLength?: number): Uint8Array {
     this.log.push({ op: "read", key, bytes: null });
-    return this.inner.read(key);
+    return this.inner.read(key, byteLength);
+  }
+  readFrames(key: string, frameLengths: readonly number[]): Uint8Array[] {
+    this.log.push({ op: "read", key, bytes: null });
+    return this.inner.readFrames(key, frameLengths);
   }
   write(key: string, bytes: Uint8Array): void {
     this.log.push({ op: "write", key, bytes });
@@ -184,6 +193,13 @@ function spillFast(options: Options): void {
   if (sink !== 2 * 100 * n * options.repeat) throw new Error("spill-fast read back the wrong values");
 }
 
+// Before each timed phase: collect garbage and flush dirty pages (tmpfs has none), so that
+// no phase pays for writing back the files of the one before it.
+function settle(): void {
+  collect();
+  spawnSync("sync");
+}
+
 function spillHeavy(options: Options): void {
   const n = options.heavyN;
   const size = options.valueBytes;
@@ -192,65 +208,89 @@ function spillHeavy(options: Options): void {
   const order = shuffled(n, 0);
   // target in sizeof units: a quarter of what the values weigh.
   const target = Math.floor((n * (size + 64)) / 4);
+  // The raw baseline writes exactly the bytes the buffer writes for each value.
+  const serialized = values.map((v) => v8Serializer.dump(v));
 
-  collect();
-  const store = new RecordingStore(new FileStore({ directory: options.dir }));
-  const buf = new SpillBuffer({ target, store });
-  let t = now();
-  for (let i = 0; i < n; i++) buf.set(keys[i]!, values[i]);
-  for (const i of order) buf.get(keys[i]!);
-  const seconds = now() - t;
-  const inSlow = buf.slow.size;
-  const metrics = buf.cumulativeMetrics;
-  buf.close();
+  // Raw: each value's bytes written with writeFileSync to its own file, then read back once
+  // in the shuffled order with readFileSync (cleanup not timed, like the buffer's close).
+  const rawRun = (): number => {
+    const rawDir = fs.mkdtempSync(path.join(options.dir, "spanwork-raw-"));
+    const t = now();
+    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(rawDir, String(i)), serialized[i]!);
+    for (const i of order) fs.readFileSync(path.join(rawDir, String(i)));
+    const seconds = now() - t;
+    fs.rmSync(rawDir, { recursive: true, force: true });
+    return seconds;
+  };
 
-  // Raw: the same serialized bytes written with writeFileSync, then read back in the same order.
-  const serialized = values.map((v) => v8.serialize(v));
-  collect();
-  const rawDir = fs.mkdtempSync(path.join(options.dir, "spanwork-raw-"));
-  t = now();
-  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(rawDir, String(i)), serialized[i]!);
-  for (const i of order) fs.readFileSync(path.join(rawDir, String(i)));
-  const raw = now() - t;
-  fs.rmSync(rawDir, { recursive: true, force: true });
+  const bufferRun = (): { seconds: number; store: RecordingStore; inSlow: number; metrics: Map<string, number> } => {
+    const store = new RecordingStore(new FileStore({ directory: options.dir }));
+    const buf = new SpillBuffer({ target, store });
+    const t = now();
+    for (let i = 0; i < n; i++) buf.set(keys[i]!, values[i]);
+    for (const i of order) buf.get(keys[i]!);
+    const seconds = now() - t;
+    const result = { seconds, store, inSlow: buf.slow.size, metrics: buf.cumulativeMetrics };
+    buf.close();
+    return result;
+  };
 
   // The same file operations the buffer made (its writes, reads and deletes, in order),
   // done with bare writeFileSync/readFileSync/unlinkSync: what dask's rules cost in I/O
-  // alone, so seconds / this = the buffer's own overhead.
-  collect();
-  const replayDir = fs.mkdtempSync(path.join(options.dir, "spanwork-replay-"));
-  const names = new Map(keys.map((k, i) => [k, path.join(replayDir, String(i))]));
-  const replay = store.log.map(({ op, key, bytes }) => ({
-    op,
-    key,
-    bytes: bytes === null || bytes instanceof Uint8Array ? bytes : Buffer.concat(bytes),
-  }));
-  collect();
-  t = now();
-  for (const { op, key, bytes } of replay) {
-    const file = names.get(key)!;
-    if (op === "write") fs.writeFileSync(file, bytes!);
-    else if (op === "read") fs.readFileSync(file);
-    else fs.unlinkSync(file);
+  // alone, so seconds / this = the buffer's own overhead (or gain, from recycling files).
+  const replayRun = (store: RecordingStore): number => {
+    const replayDir = fs.mkdtempSync(path.join(options.dir, "spanwork-replay-"));
+    const names = new Map(keys.map((k, i) => [k, path.join(replayDir, String(i))]));
+    const replay = store.log.map(({ op, key, bytes }) => ({
+      op,
+      file: names.get(key)!,
+      bytes: bytes === null || bytes instanceof Uint8Array ? bytes : Buffer.concat(bytes),
+    }));
+    settle();
+    const t = now();
+    for (const { op, file, bytes } of replay) {
+      if (op === "write") fs.writeFileSync(file, bytes!);
+      else if (op === "read") fs.readFileSync(file);
+      else fs.unlinkSync(file);
+    }
+    const seconds = now() - t;
+    fs.rmSync(replayDir, { recursive: true, force: true });
+    return seconds;
+  };
+
+  const runs: Array<{ raw: number; buffer: number; sameOps: number }> = [];
+  let last: ReturnType<typeof bufferRun> | undefined;
+  for (let r = 0; r < options.heavyRepeat; r++) {
+    settle();
+    const raw = rawRun();
+    settle();
+    last = bufferRun();
+    const sameOps = replayRun(last.store);
+    runs.push({ raw, buffer: last.seconds, sameOps });
   }
-  const sameOps = now() - t;
-  fs.rmSync(replayDir, { recursive: true, force: true });
+  const { inSlow, metrics } = last!;
+  const seconds = median(runs.map((run) => run.buffer));
+  const raw = median(runs.map((run) => run.raw));
+  const sameOps = median(runs.map((run) => run.sameOps));
 
   emit({
     bench: "spill-heavy",
     impl: "spanwork",
     n,
     value_bytes: size,
+    dir: options.dir,
     seconds: round(seconds, 3),
     raw_file_io_seconds: round(raw, 3),
-    ratio_to_raw: round(seconds / raw, 2),
+    ratio_to_raw: round(median(runs.map((run) => run.buffer / run.raw)), 2),
     goal: "ratio_to_raw <= 1.5",
     same_file_ops_seconds: round(sameOps, 3),
-    ratio_to_same_file_ops: round(seconds / sameOps, 2),
+    ratio_to_same_file_ops: round(median(runs.map((run) => run.buffer / run.sameOps)), 2),
+    repeat: runs.length,
+    ratios_to_raw: runs.map((run) => round(run.buffer / run.raw, 2)),
     in_slow_at_end: inSlow,
     disk_writes: metrics.get("disk-write/count") ?? 0,
     disk_reads: metrics.get("disk-read/count") ?? 0,
-    mb_per_s: round(((metrics.get("disk-write/bytes") ?? 0) + (metrics.get("disk-read/bytes") ?? 0)) / 1e6 / seconds, 1),
+    mb_per_s: round(((metrics.get("disk-write/bytes") ?? 0) + (metrics.get("disk-read/bytes") ?? 0)) / 1e6 / last!.seconds, 1),
     seconds_by_activity: Object.fromEntries(
       [...metrics].filter(([k]) => k.endsWith("/seconds")).map(([k, v]) => [k.slice(0, -"/seconds".length), round(v, 3)]),
     ),

@@ -13,6 +13,8 @@ export interface TaskRecordSink {
 
 export class RecordingExecutor implements Executor {
   private readonly inner = new SimulatedExecutor();
+  /** Like the SimulatedExecutor it wraps: records under `context.span` only. */
+  readonly explicitSpans = true;
   /** Set once the Worker exists (it is built with this executor). */
   state: WorkerState | null = null;
 
@@ -24,19 +26,31 @@ export class RecordingExecutor implements Executor {
   execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
     const start = context.clock.now();
     const thread = Number(context.span.attributes.thread ?? 0);
-    const record = (outcome: TaskRecord["outcome"]): void =>
-      this.sink.taskRecord({ key: task.key, prefix: task.prefix, worker: this.address, thread, start, end: context.clock.now(), outcome });
-    // The Worker discards the result of a task released while it ran (state cancelled).
-    const discarded = (): boolean => this.state?.tasks.get(task.key)?.state === "cancelled";
+    // Inline callbacks and methods rather than named closures: a task costs no extra function objects.
     return this.inner.execute(task, context).then(
       (result) => {
-        record(discarded() ? "cancelled" : "ok");
+        this.record(task, context, thread, start, this.discarded(task) ? "cancelled" : "ok");
         return result;
       },
       (error: unknown) => {
-        record(context.signal.aborted || discarded() ? "cancelled" : error instanceof Reschedule ? "rescheduled" : "failed");
+        this.record(
+          task,
+          context,
+          thread,
+          start,
+          context.signal.aborted || this.discarded(task) ? "cancelled" : error instanceof Reschedule ? "rescheduled" : "failed",
+        );
         throw error;
       },
     );
+  }
+
+  /** The Worker discards the result of a task released while it ran (state cancelled). */
+  private discarded(task: ExecuteRequest): boolean {
+    return this.state?.tasks.get(task.key)?.state === "cancelled";
+  }
+
+  private record(task: ExecuteRequest, context: ExecuteContext, thread: number, start: number, outcome: TaskRecord["outcome"]): void {
+    this.sink.taskRecord({ key: task.key, prefix: task.prefix, worker: this.address, thread, start, end: context.clock.now(), outcome });
   }
 }

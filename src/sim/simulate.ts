@@ -260,7 +260,7 @@ class SimulationRun {
     if (this.dirtyCount === 0) return;
     // Checks can pause or unpause, which delivers events and marks workers again: those
     // wait for the next tick, so each worker is checked once per tick, in worker order.
-    const dirty = Uint8Array.from(this.dirty);
+    const dirty = this.dirty.slice();
     this.dirty.fill(0);
     this.dirtyCount = 0;
     for (let index = 0; index < dirty.length; index++) if (dirty[index] === 1) this.checkWorker(this.workers[index]!);

@@ -15,6 +15,8 @@ export interface TransferLog {
 export class SimTransport implements Transport {
   private readonly index = new Map<string, number>();
   private readonly dead = new Set<string>();
+  /** Like the InProcessTransport it wraps: records under the request's span only. */
+  readonly explicitSpans: boolean;
 
   constructor(
     private readonly inner: InProcessTransport,
@@ -28,6 +30,7 @@ export class SimTransport implements Transport {
     private readonly onSettled: (to: number) => void,
   ) {
     addresses.forEach((address, i) => this.index.set(address, i));
+    this.explicitSpans = inner.explicitSpans;
   }
 
   /** The worker at `address` died: requests to it fail like a refused connection. */

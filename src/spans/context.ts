@@ -2,17 +2,46 @@
 // never decides parenting of roots: `new Span(name)` without `parent` is a root even inside
 // another span's work (dask #7949, where inherited context piled up callbacks).
 import { Span, type ChildSpanOptions } from "./span.js";
-import { existingStorage, spanStorage } from "./storage.js";
+import { existingStorage, runInStorage, runSyncBound, syncBinding, type LazySpan } from "./storage.js";
+
+export type { LazySpan } from "./storage.js";
 
 /**
  * The span bound by the innermost `asCurrent`/`withSpan`/`meter` around the running code,
  * if it is still recording (an ended span cannot take children, so it is not current).
  */
 export function currentSpan(): Span | undefined {
+  const bound = syncBinding();
+  if (bound !== undefined) {
+    const span = bound instanceof Span ? bound : bound.resolve();
+    return span.isRecording() ? span : undefined;
+  }
   const storage = existingStorage();
   if (storage === undefined) return undefined;
   const span = storage.getStore();
   return span !== undefined && span.isRecording() ? span : undefined;
+}
+
+/**
+ * Whether `currentSpan()` would return a span, without resolving a lazy binding (so a
+ * caller can decide to attribute work without creating the lazy span).
+ */
+export function hasCurrentSpan(): boolean {
+  const bound = syncBinding();
+  if (bound !== undefined) {
+    if (bound instanceof Span) return bound.isRecording();
+    return !bound.resolved || bound.resolve().isRecording();
+  }
+  return currentSpan() !== undefined;
+}
+
+/**
+ * Runs synchronous `fn` with `bound` (a span, or a lazy source whose span is created only
+ * if something inside asks for `currentSpan()`) as the current span, without
+ * AsyncLocalStorage. Only the synchronous part of `fn` sees it (see `Span.runSync`).
+ */
+export function bindSync<T>(bound: Span | LazySpan, fn: () => T): T {
+  return runSyncBound(bound, fn);
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -27,7 +56,7 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 function runThenEnd<T>(span: Span, fn: () => T): T {
   let result: T;
   try {
-    result = spanStorage().run(span, fn);
+    result = runInStorage(span, fn);
   } catch (error) {
     span.end();
     throw error;

@@ -15,7 +15,11 @@ export interface FileStoreFs {
   fsyncSync: typeof nodeFs.fsyncSync;
   closeSync: typeof nodeFs.closeSync;
   renameSync: typeof nodeFs.renameSync;
+  ftruncateSync: typeof nodeFs.ftruncateSync;
   readFileSync: typeof nodeFs.readFileSync;
+  readvSync: typeof nodeFs.readvSync;
+  readSync: typeof nodeFs.readSync;
+  fstatSync: typeof nodeFs.fstatSync;
   unlinkSync: typeof nodeFs.unlinkSync;
   rmSync: typeof nodeFs.rmSync;
 }
@@ -25,12 +29,28 @@ export interface FileStoreOptions {
   directory?: string;
   /** fsync every file before renaming it into place (durable across power loss; slower). Default false. */
   fsync?: boolean;
+  /**
+   * How many files of deleted keys are kept (renamed to private names) to be overwritten
+   * by later writes instead of creating and deleting files; 0 = always unlink. Default 16.
+   */
+  spareFiles?: number;
+  /** At most this many bytes of such spare files; default 64 MiB. */
+  spareBytes?: number;
   /** Replacements for some file-system calls (fault injection in tests). */
   fs?: Partial<FileStoreFs>;
 }
 
 const READABLE_PREFIX_LENGTH = 40;
 const TEMP_PREFIX = ".tmp-";
+const DEFAULT_SPARE_FILES = 16;
+const DEFAULT_SPARE_BYTES = 64 * 1024 * 1024;
+
+/** A file that holds no key's bytes any more, kept under a temp name to be overwritten. */
+interface SpareFile {
+  readonly path: string;
+  /** Its length when it was freed (as written by this store). */
+  readonly size: number;
+}
 
 /**
  * The name of the file holding `key`: `s-<readable prefix>-<sha256 of the key, hex>`.
@@ -48,19 +68,35 @@ export function spillFileName(key: Key): string {
 
 /**
  * The default slow tier: one file per key in a private directory (mode 0700, made with
- * mkdtemp, removed by `close()`). Writes are atomic: the bytes go to a temp file in the
- * same directory, which is then renamed over the key's file, so a crash leaves either the
- * old file or the new one, never a torn one. Synchronous, like the SpillBuffer API.
+ * mkdtemp, removed by `close()`). Writes are atomic: the bytes go to a file under a temp
+ * name in the same directory, which is then renamed over the key's file, so a crash leaves
+ * either the old file or the new one, never a torn one. Synchronous, like the SpillBuffer API.
+ *
+ * Files are recycled: deleting a key renames its file to a temp name (so it is no longer
+ * any key's file, at once) and keeps it as a spare, and the next write overwrites a spare
+ * instead of creating a file. Creating and deleting files is what costs most on a real
+ * file system (block allocation, discards, inode churn); a rename only edits the directory.
  */
 export class FileStore implements SpillStore {
   /** The private directory holding the spill files. */
   readonly path: string;
   private readonly fs: FileStoreFs;
   private readonly fsync: boolean;
+  private readonly maxSpareFiles: number;
+  private readonly maxSpareBytes: number;
+  /** Spare files, the most recently freed (likeliest cached) last. */
+  private readonly spares: SpareFile[] = [];
+  private spareTotal = 0;
+  /** Length of each key's file as written, to size the spare it becomes. */
+  private readonly sizes = new Map<Key, number>();
+  /** Reads ask for one byte more than expected, landing here, to tell a longer file from an exact one in one call. */
+  private readonly probe = Buffer.alloc(1);
   private tempCounter = 0;
   private closed = false;
 
   constructor(options: FileStoreOptions = {}) {
+    this.maxSpareFiles = checkCount(options.spareFiles ?? DEFAULT_SPARE_FILES, "spareFiles");
+    this.maxSpareBytes = checkCount(options.spareBytes ?? DEFAULT_SPARE_BYTES, "spareBytes");
     this.fs = { ...defaultFs(), ...options.fs };
     this.fsync = options.fsync ?? false;
     const parent = path.resolve(options.directory ?? os.tmpdir());
@@ -73,38 +109,116 @@ export class FileStore implements SpillStore {
     return path.join(this.path, spillFileName(key));
   }
 
-  read(key: Key): Uint8Array {
+  /** Number and total bytes of the spare files kept for reuse. */
+  get spareFiles(): { files: number; bytes: number } {
+    return { files: this.spares.length, bytes: this.spareTotal };
+  }
+
+  /**
+   * The bytes of `key`'s file. With `byteLength` (what was written) it skips the size
+   * lookup; a file of another length is still returned whole, so the caller sees the mismatch.
+   */
+  read(key: Key, byteLength?: number): Uint8Array {
     this.assertOpen(key);
-    return this.fs.readFileSync(this.filePath(key));
+    if (byteLength === undefined || !Number.isSafeInteger(byteLength) || byteLength < 0) {
+      return this.fs.readFileSync(this.filePath(key));
+    }
+    return this.readFrames(key, [byteLength])[0]!;
+  }
+
+  /**
+   * The file split into frames of `frameLengths`, each in its own fresh ArrayBuffer; the
+   * whole file as one frame when its length is not their sum.
+   */
+  readFrames(key: Key, frameLengths: readonly number[]): Uint8Array[] {
+    this.assertOpen(key);
+    let expected = 0;
+    const frames = frameLengths.map((length) => {
+      expected += length;
+      // Not zero-filled: returned only when the read filled every byte of every frame.
+      return Buffer.allocUnsafeSlow(length);
+    });
+    const fd = this.fs.openSync(this.filePath(key), "r");
+    try {
+      if (this.readAll(fd, [...frames, this.probe]) === expected) return frames;
+      return [this.readWhole(fd)];
+    } finally {
+      this.fs.closeSync(fd);
+    }
+  }
+
+  // Reads from offset 0 until the buffers are full or the file ends; returns the bytes read.
+  private readAll(fd: number, buffers: readonly Uint8Array[]): number {
+    let total = 0;
+    let index = 0;
+    let offset = 0; // into buffers[index]
+    for (;;) {
+      while (index < buffers.length && offset === buffers[index]!.byteLength) {
+        index++;
+        offset = 0;
+      }
+      if (index === buffers.length) return total;
+      const pending = buffers.slice(index);
+      if (offset > 0) pending[0] = pending[0]!.subarray(offset);
+      let read = this.fs.readvSync(fd, pending as Uint8Array[], total);
+      if (read === 0) return total;
+      total += read;
+      while (read > 0) {
+        const room = buffers[index]!.byteLength - offset;
+        if (read < room) {
+          offset += read;
+          read = 0;
+        } else {
+          read -= room;
+          index++;
+          offset = 0;
+        }
+      }
+    }
+  }
+
+  // The whole file, whatever its length (only when it is not the length written).
+  private readWhole(fd: number): Uint8Array {
+    const size = this.fs.fstatSync(fd).size;
+    const bytes = Buffer.alloc(size);
+    const read = this.readAll(fd, [bytes]);
+    return read === size ? bytes : bytes.subarray(0, read);
   }
 
   write(key: Key, bytes: Uint8Array): void {
     this.writeFrames(key, [bytes]);
   }
 
-  /** Writes the frames back to back (one vectored write when possible), atomically. */
+  /**
+   * Writes the frames back to back (one vectored write when possible) into a spare file
+   * or a new temp file, then renames it over the key's file.
+   */
   writeFrames(key: Key, frames: readonly Uint8Array[]): void {
     this.assertOpen(key);
     const target = this.filePath(key);
-    const temp = path.join(this.path, `${TEMP_PREFIX}${process.pid}-${++this.tempCounter}`);
+    const spare = this.spares.pop();
+    if (spare !== undefined) this.spareTotal -= spare.size;
+    const file = spare?.path ?? this.tempName();
+    let total = 0;
+    for (const frame of frames) total += frame.byteLength;
     try {
-      const fd = this.fs.openSync(temp, "wx", 0o600);
+      const fd = spare === undefined ? this.fs.openSync(file, "wx", 0o600) : this.fs.openSync(file, nodeFs.constants.O_WRONLY);
       try {
-        this.writeAll(fd, frames);
+        this.writeAll(fd, frames, total);
+        if (spare !== undefined && spare.size > total) this.fs.ftruncateSync(fd, total);
         if (this.fsync) this.fs.fsyncSync(fd);
       } finally {
         this.fs.closeSync(fd);
       }
-      this.fs.renameSync(temp, target);
+      this.fs.renameSync(file, target);
     } catch (error) {
-      this.removeQuietly(temp);
+      this.removeQuietly(file);
       throw error;
     }
+    this.sizes.set(key, total);
   }
 
-  private writeAll(fd: number, frames: readonly Uint8Array[]): void {
-    let total = 0;
-    for (const frame of frames) total += frame.byteLength;
+  private writeAll(fd: number, frames: readonly Uint8Array[], total: number): void {
     let written = frames.length > 1 ? this.fs.writevSync(fd, frames as Uint8Array[]) : 0;
     if (written === total) return;
     // A short write (or a single frame): finish frame by frame from where it stopped.
@@ -119,20 +233,41 @@ export class FileStore implements SpillStore {
     }
   }
 
+  /**
+   * `key` no longer has a file: it is renamed to a temp name and kept as a spare (or
+   * unlinked when the spares are full). A missing file is not an error.
+   */
   delete(key: Key): void {
     this.assertOpen(key);
+    const file = this.filePath(key);
+    const size = this.sizes.get(key);
+    this.sizes.delete(key);
     try {
-      this.fs.unlinkSync(this.filePath(key));
+      if (size !== undefined && this.spares.length < this.maxSpareFiles && this.spareTotal + size <= this.maxSpareBytes) {
+        const spare = this.tempName();
+        this.fs.renameSync(file, spare);
+        this.spares.push({ path: spare, size });
+        this.spareTotal += size;
+      } else {
+        this.fs.unlinkSync(file);
+      }
     } catch (error) {
       if (!isMissingFile(error)) throw error;
     }
   }
 
-  /** Removes the directory and everything in it. Idempotent. */
+  /** Removes the directory and everything in it (spare and temp files included). Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.spares.length = 0;
+    this.spareTotal = 0;
+    this.sizes.clear();
     this.fs.rmSync(this.path, { recursive: true, force: true });
+  }
+
+  private tempName(): string {
+    return path.join(this.path, `${TEMP_PREFIX}${process.pid}-${++this.tempCounter}`);
   }
 
   private assertOpen(key: Key): void {
@@ -149,6 +284,13 @@ export class FileStore implements SpillStore {
   }
 }
 
+function checkCount(value: unknown, name: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new TypeError(`FileStore ${name} must be an integer ≥ 0; got ${String(value)}`);
+  }
+  return value;
+}
+
 function isMissingFile(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT";
 }
@@ -163,7 +305,11 @@ function defaultFs(): FileStoreFs {
     fsyncSync: nodeFs.fsyncSync,
     closeSync: nodeFs.closeSync,
     renameSync: nodeFs.renameSync,
+    ftruncateSync: nodeFs.ftruncateSync,
     readFileSync: nodeFs.readFileSync,
+    readvSync: nodeFs.readvSync,
+    readSync: nodeFs.readSync,
+    fstatSync: nodeFs.fstatSync,
     unlinkSync: nodeFs.unlinkSync,
     rmSync: nodeFs.rmSync,
   };

@@ -10,6 +10,13 @@ export interface Serializer {
    * store with `writeFrames` can write a large binary value without copying it first.
    */
   dumpFrames?(value: unknown): readonly Uint8Array[];
+  /**
+   * Optional: the value of frames that `dumpFrames` produced, read back into fresh memory
+   * that belongs to the caller (a store's `readFrames`), so the value may be built on
+   * them without a copy. Must accept the same bytes as a single frame too (what a store
+   * returns for a file of the wrong length, or for bytes written with `dump`).
+   */
+  loadFrames?(frames: readonly Uint8Array[]): unknown;
 }
 
 // Binary values (Buffers and typed arrays, the bulk of what gets spilled) skip V8's
@@ -78,10 +85,18 @@ function dumpRaw(value: ArrayBufferView, code: number): Uint8Array {
 }
 
 function loadRaw(bytes: Uint8Array): unknown {
-  const code = bytes[1]!;
   // A copy, never a view: the store may keep these bytes (an in-memory store does), and a
   // caller mutating the value it got back must not change what is "on disk".
-  const payload = Uint8Array.prototype.slice.call(bytes, RAW_HEADER_BYTES);
+  return adoptRaw(bytes[1]!, Uint8Array.prototype.slice.call(bytes, RAW_HEADER_BYTES));
+}
+
+/** True when `bytes` is the whole of its own ArrayBuffer, so a value built on it is a fresh, aligned array. */
+function ownsItsBuffer(bytes: Uint8Array): bytes is Uint8Array<ArrayBuffer> {
+  return bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength && bytes.buffer instanceof ArrayBuffer;
+}
+
+/** The typed array (or Buffer) of type `code` over `payload`'s memory, which the caller hands over. */
+function adoptRaw(code: number, payload: Uint8Array<ArrayBuffer>): unknown {
   if (code === 0) return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   const type = RAW_TYPES[code];
   if (type === undefined || type === null) throw new Error(`unknown binary type code ${code} in spilled data`);
@@ -120,6 +135,16 @@ export const v8Serializer: Serializer = {
       throw new Error(`spilled data is neither V8 nor raw binary format (first byte ${bytes[0] ?? "missing"})`);
     }
     return v8.deserialize(bytes);
+  },
+  // A raw value's payload frame, freshly read into its own ArrayBuffer, becomes the value.
+  loadFrames(frames) {
+    if (frames.length === 2) {
+      const [header, payload] = frames as readonly [Uint8Array, Uint8Array];
+      if (header.byteLength === RAW_HEADER_BYTES && header[0] === RAW_FORMAT && ownsItsBuffer(payload)) {
+        return adoptRaw(header[1]!, payload);
+      }
+    }
+    return v8Serializer.load(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
   },
 };
 

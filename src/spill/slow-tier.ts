@@ -2,13 +2,19 @@ import { MaxSpillExceeded, SerializeFailure, SpillReadError, StoreWriteFailure, 
 import type { Key } from "./key.js";
 import type { SpillMetrics } from "./metrics.js";
 import type { Codec, Serializer } from "./serializer.js";
-import { modelledWriteSeconds, unpackRead, type SpillStore } from "./store.js";
+import { modelledWriteSeconds, unpackFramesRead, unpackRead, type SpillStore } from "./store.js";
 
 function byteLengthOf(bytes: Uint8Array | readonly Uint8Array[]): number {
   if (bytes instanceof Uint8Array) return bytes.byteLength;
   let total = 0;
   for (const frame of bytes) total += frame.byteLength;
   return total;
+}
+
+function checkLength(key: Key, held: number, written: number): void {
+  if (held !== written) {
+    throw new SpillReadError(key, `the spill file holds ${held} bytes but ${written} were written (truncated or replaced)`);
+  }
 }
 
 function checkSerialized(bytes: unknown, framed: boolean): void {
@@ -58,9 +64,17 @@ export class SlowTier implements SlowTierView {
   private memoryTotal = 0;
   private diskTotal = 0;
   private readonly cache: Map<Key, WeakRef<object>> | null;
+  /**
+   * Frame lengths of the keys written as several frames, when the store can read frames
+   * back and the serializer can load them: such a value is read without any copy.
+   */
+  private readonly frameLengths: Map<Key, readonly number[]> | null;
 
   constructor(private readonly options: SlowTierOptions) {
     this.cache = options.weakCache ? new Map() : null;
+    const { store, serializer, codec } = options;
+    const framesRoundTrip = codec === null && store.writeFrames !== undefined && store.readFrames !== undefined && serializer.dumpFrames !== undefined && serializer.loadFrames !== undefined;
+    this.frameLengths = framesRoundTrip ? new Map() : null;
   }
 
   get maxSpill(): number | false {
@@ -140,6 +154,10 @@ export class SlowTier implements SlowTierView {
       metrics.end(writing, modelled, written ? diskBytes : undefined);
     }
     this.weightByKey.set(key, Object.freeze({ memory: memoryWeight, disk: diskBytes }));
+    if (this.frameLengths !== null) {
+      if (bytes instanceof Uint8Array || bytes.length < 2) this.frameLengths.delete(key);
+      else this.frameLengths.set(key, bytes.map((frame) => frame.byteLength));
+    }
     this.memoryTotal += memoryWeight;
     this.diskTotal += diskBytes;
     this.remember(key, value);
@@ -157,19 +175,20 @@ export class SlowTier implements SlowTierView {
     if (weight === undefined) throw new SpillReadError(key, "the key is not in the slow tier");
     const { metrics, serializer, codec, store } = this.options;
 
+    const frameLengths = this.frameLengths?.get(key);
+    if (frameLengths !== undefined) return this.readFrames(key, weight.disk, frameLengths);
+
     const reading = metrics.begin("disk-read");
     let bytes: Uint8Array | undefined;
     let modelled: number | undefined;
     try {
-      ({ bytes, seconds: modelled } = unpackRead(store.read(key)));
+      ({ bytes, seconds: modelled } = unpackRead(store.read(key, weight.disk)));
     } catch (cause) {
       throw new SpillReadError(key, `the spill store failed: ${describeCause(cause)}`, { cause });
     } finally {
       metrics.end(reading, modelled, bytes?.byteLength);
     }
-    if (bytes.byteLength !== weight.disk) {
-      throw new SpillReadError(key, `the spill file holds ${bytes.byteLength} bytes but ${weight.disk} were written (truncated or replaced)`);
-    }
+    checkLength(key, bytes.byteLength, weight.disk);
     if (codec !== null) {
       const decompressing = metrics.begin("decompress");
       try {
@@ -193,11 +212,39 @@ export class SlowTier implements SlowTierView {
     return value;
   }
 
+  // The frames of a framed write read back into fresh memory, loaded without a copy.
+  private readFrames(key: Key, diskBytes: number, frameLengths: readonly number[]): unknown {
+    const { metrics, serializer, store } = this.options;
+    const reading = metrics.begin("disk-read");
+    let frames: readonly Uint8Array[] | undefined;
+    let modelled: number | undefined;
+    try {
+      ({ frames, seconds: modelled } = unpackFramesRead(store.readFrames!(key, frameLengths)));
+    } catch (cause) {
+      throw new SpillReadError(key, `the spill store failed: ${describeCause(cause)}`, { cause });
+    } finally {
+      metrics.end(reading, modelled, frames === undefined ? undefined : byteLengthOf(frames));
+    }
+    checkLength(key, byteLengthOf(frames), diskBytes);
+    const deserializing = metrics.begin("deserialize");
+    let value: unknown;
+    try {
+      value = serializer.loadFrames!(frames);
+    } catch (cause) {
+      throw new SpillReadError(key, `the spilled bytes do not deserialize: ${describeCause(cause)}`, { cause });
+    } finally {
+      metrics.end(deserializing);
+    }
+    this.remember(key, value);
+    return value;
+  }
+
   /** Forgets `key` (a failing store delete is reported, not thrown: the value is not needed any more). */
   delete(key: Key): boolean {
     const weight = this.weightByKey.get(key);
     if (weight === undefined) return false;
     this.weightByKey.delete(key);
+    this.frameLengths?.delete(key);
     this.memoryTotal -= weight.memory;
     this.diskTotal -= weight.disk;
     this.cache?.delete(key);

@@ -6,6 +6,12 @@
 // arrays are compacted when stale entries outnumber live ones. Unlike dask's HeapSet, a
 // re-added item always takes its new priority and a new rank: its stale entry can never
 // win (the sequence numbers differ).
+//
+// Sorted-run fast path: items usually arrive in priority order (the scheduler's priorities
+// grow with submission order; a worker's fetch queue fills in dependents' order). An item
+// that sorts after the last one appended to the run goes to a FIFO "run" instead of the
+// heap: O(1) add and pop, no sifting. `pop`/`peek` take the more urgent of the run's head
+// and the heap's top, so the order is exactly that of a single heap over (priority, rank).
 import type { Priority } from "./events.js";
 
 const EMPTY_PRIORITY: Priority = [];
@@ -40,6 +46,13 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   // priority arrays themselves, which are scattered over the heap (cache misses).
   private firsts: number[] = [];
   private seconds: number[] = [];
+  // The sorted run: entries runHead.. are in increasing (priority, seq) order.
+  private runItems: T[] = [];
+  private runPriorities: Priority[] = [];
+  private runSeqs: number[] = [];
+  private runFirsts: number[] = [];
+  private runSeconds: number[] = [];
+  private runHead = 0;
   private readonly live = new Map<T, number>();
   private nextSeq = 0;
   private readonly priorityOf: (item: T) => Priority | null;
@@ -61,11 +74,23 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     const seq = this.nextSeq++;
     this.live.set(item, seq);
     const priority = this.priorityOf(item) ?? EMPTY_PRIORITY;
+    const f = priority.length > 0 ? (priority[0] as number) : -Infinity;
+    const sec = priority.length > 1 ? (priority[1] as number) : -Infinity;
+    const last = this.runItems.length - 1;
+    if (last < this.runHead || !this.entryBefore(f, sec, priority, seq, this.runFirsts[last] as number, this.runSeconds[last] as number, this.runPriorities[last] as Priority, this.runSeqs[last] as number)) {
+      // Sorts after the run's tail (always true for a later seq with an equal priority).
+      this.runItems.push(item);
+      this.runPriorities.push(priority);
+      this.runSeqs.push(seq);
+      this.runFirsts.push(f);
+      this.runSeconds.push(sec);
+      return;
+    }
     this.items.push(item);
     this.priorities.push(priority);
     this.seqs.push(seq);
-    this.firsts.push(priority.length > 0 ? (priority[0] as number) : -Infinity);
-    this.seconds.push(priority.length > 1 ? (priority[1] as number) : -Infinity);
+    this.firsts.push(f);
+    this.seconds.push(sec);
     this.siftUp(this.items.length - 1);
   }
 
@@ -79,26 +104,86 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     if (!this.live.delete(item)) return false;
     if (this.live.size === 0) {
       this.resetArrays();
-    } else if (this.items.length > 2 * this.live.size + 32) {
+    } else if (this.items.length + this.runItems.length - this.runHead > 2 * this.live.size + 32) {
       this.compact();
     }
     return true;
   }
 
   peek(): T | undefined {
-    this.dropStaleTop();
-    return this.items.length > 0 ? this.items[0] : undefined;
+    const fromRun = this.topIsRun();
+    if (fromRun === null) return undefined;
+    return fromRun ? this.runItems[this.runHead] : this.items[0];
   }
 
   /** Remove and return the most urgent item. */
   pop(): T | undefined {
-    this.dropStaleTop();
-    if (this.items.length === 0) return undefined;
-    const top = this.items[0] as T;
+    const fromRun = this.topIsRun();
+    if (fromRun === null) return undefined;
+    let top: T;
+    if (fromRun) {
+      top = this.runItems[this.runHead] as T;
+      this.advanceRun();
+    } else {
+      top = this.items[0] as T;
+      this.removeTop();
+    }
     this.live.delete(top);
-    this.removeTop();
     if (this.live.size === 0) this.resetArrays();
     return top;
+  }
+
+  /** Drop stale tops; whether the most urgent live entry heads the run (null: empty). */
+  private topIsRun(): boolean | null {
+    this.dropStaleTop();
+    const { runItems, runSeqs, live } = this;
+    while (this.runHead < runItems.length && live.get(runItems[this.runHead] as T) !== runSeqs[this.runHead]) {
+      this.advanceRun();
+    }
+    const h = this.runHead;
+    if (h >= runItems.length) return this.items.length > 0 ? false : null;
+    if (this.items.length === 0) return true;
+    return this.entryBefore(
+      this.runFirsts[h] as number,
+      this.runSeconds[h] as number,
+      this.runPriorities[h] as Priority,
+      runSeqs[h] as number,
+      this.firsts[0] as number,
+      this.seconds[0] as number,
+      this.priorities[0] as Priority,
+      this.seqs[0] as number,
+    );
+  }
+
+  private advanceRun(): void {
+    const h = this.runHead;
+    const n = this.runItems.length;
+    if (h + 1 >= n) {
+      this.clearRun();
+      return;
+    }
+    // Release the references of consumed entries; shift the run down now and then.
+    (this.runItems as (T | undefined)[])[h] = undefined;
+    this.runPriorities[h] = EMPTY_PRIORITY;
+    this.runHead = h + 1;
+    if (h >= 1024 && 2 * h >= n) {
+      this.runItems = this.runItems.slice(h + 1);
+      this.runPriorities = this.runPriorities.slice(h + 1);
+      this.runSeqs = this.runSeqs.slice(h + 1);
+      this.runFirsts = this.runFirsts.slice(h + 1);
+      this.runSeconds = this.runSeconds.slice(h + 1);
+      this.runHead = 0;
+    }
+  }
+
+  private clearRun(): void {
+    this.runHead = 0;
+    if (this.runItems.length === 0) return;
+    this.runItems = [];
+    this.runPriorities = [];
+    this.runSeqs = [];
+    this.runFirsts = [];
+    this.runSeconds = [];
   }
 
   clear(): void {
@@ -112,6 +197,11 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as T;
       if (live.get(item) === seqs[i]) entries.push({ item, priority: priorities[i] as Priority, seq: seqs[i] as number });
+    }
+    for (let i = this.runHead; i < this.runItems.length; i++) {
+      const item = this.runItems[i] as T;
+      const seq = this.runSeqs[i] as number;
+      if (live.get(item) === seq) entries.push({ item, priority: this.runPriorities[i] as Priority, seq });
     }
     entries.sort((a, b) => comparePriority(a.priority, b.priority) || a.seq - b.seq);
     return entries.map((e) => e.item);
@@ -129,6 +219,23 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
 
   // Sifting moves a "hole" instead of swapping, comparing the moving entry's captured
   // priority and sequence against each parent/child (fewer writes, no re-reads).
+
+  /** Whether entry (f, sec, priority, seq) sorts before entry (fj, sj, pj, qj). */
+  private entryBefore(
+    f: number,
+    sec: number,
+    priority: Priority,
+    seq: number,
+    fj: number,
+    sj: number,
+    pj: Priority,
+    qj: number,
+  ): boolean {
+    if (f !== fj) return f < fj;
+    if (sec !== sj) return sec < sj;
+    const c = comparePriority(priority, pj);
+    return c < 0 || (c === 0 && seq < qj);
+  }
 
   /** Whether entry (f, s, priority, seq) sorts before entry j. */
   private before(f: number, sec: number, priority: Priority, seq: number, j: number): boolean {
@@ -224,6 +331,7 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   }
 
   private resetArrays(): void {
+    this.clearRun();
     if (this.items.length === 0) return;
     this.items = [];
     this.priorities = [];
@@ -255,5 +363,27 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     this.firsts = keptFirsts;
     this.seconds = keptSeconds;
     for (let i = (keptItems.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+    // The run stays sorted when filtered.
+    const run: T[] = [];
+    const runPriorities: Priority[] = [];
+    const runSeqs: number[] = [];
+    const runFirsts: number[] = [];
+    const runSeconds: number[] = [];
+    for (let i = this.runHead; i < this.runItems.length; i++) {
+      const item = this.runItems[i] as T;
+      if (live.get(item) === this.runSeqs[i]) {
+        run.push(item);
+        runPriorities.push(this.runPriorities[i] as Priority);
+        runSeqs.push(this.runSeqs[i] as number);
+        runFirsts.push(this.runFirsts[i] as number);
+        runSeconds.push(this.runSeconds[i] as number);
+      }
+    }
+    this.runItems = run;
+    this.runPriorities = runPriorities;
+    this.runSeqs = runSeqs;
+    this.runFirsts = runFirsts;
+    this.runSeconds = runSeconds;
+    this.runHead = 0;
   }
 }

@@ -111,7 +111,7 @@ export class VirtualClock implements WorkerClock {
   // callback slot and the handle the caller keeps.
   #times: number[] = [];
   #seqs: number[] = [];
-  #slots: TimerSlot[] = [];
+  #slots: VirtualTimer[] = [];
   #nextSeq = 0;
   #live = 0;
   #running = false;
@@ -137,26 +137,43 @@ export class VirtualClock implements WorkerClock {
     return this.#times.length > 0 ? this.#times[0] : undefined;
   }
 
+  // Same semantics as `sleepOn`, without a closure per sleep: the timer itself resolves the
+  // promise and is the abort listener (`handleEvent`).
   sleep(seconds: number, signal?: AbortSignal): Promise<void> {
-    return sleepOn(this, seconds, signal);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const at = this.#now + (seconds > 0 ? seconds : 0);
+    return new Promise<void>((resolve, reject) => {
+      const timer = new VirtualTimer(this.#owner, null);
+      timer.resolve = resolve;
+      timer.reject = reject;
+      this.#schedule(at, timer);
+      if (signal !== undefined) {
+        timer.signal = signal;
+        signal.addEventListener("abort", timer, { once: true });
+      }
+    });
   }
 
   setTimer(atSeconds: number, callback: () => void): TimerHandle {
     if (Number.isNaN(atSeconds)) throw new RangeError("VirtualClock.setTimer: time is NaN");
-    const at = atSeconds < this.#now ? this.#now : atSeconds;
-    const slot: TimerSlot = { callback, cancelled: false };
-    this.#push(at, this.#nextSeq++, slot);
-    this.#live++;
-    return {
-      cancel: () => {
-        if (slot.callback === null || slot.cancelled) return;
-        slot.cancelled = true;
-        slot.callback = null;
-        this.#live--;
-        if (this.#times.length > 64 && this.#live * 2 < this.#times.length) this.#compact();
-      },
-    };
+    const timer = new VirtualTimer(this.#owner, callback);
+    this.#schedule(atSeconds, timer);
+    return timer;
   }
+
+  #schedule(atSeconds: number, timer: VirtualTimer): void {
+    const at = atSeconds < this.#now ? this.#now : atSeconds;
+    this.#push(at, this.#nextSeq++, timer);
+    this.#live++;
+  }
+
+  // One object per clock through which its timers report a cancel (they cannot see private fields).
+  readonly #owner: TimerOwner = {
+    cancelled: () => {
+      this.#live--;
+      if (this.#times.length > 64 && this.#live * 2 < this.#times.length) this.#compact();
+    },
+  };
 
   /** Lets every pending microtask (and already-queued immediates) settle without moving time. */
   settle(): Promise<void> {
@@ -190,13 +207,11 @@ export class VirtualClock implements WorkerClock {
         if (this.#times.length === 0) break;
         const at = this.#times[0] as number;
         if (at > until) break;
-        const slot = this.#pop();
-        const callback = slot.callback as () => void;
-        slot.callback = null;
+        const timer = this.#pop();
         this.#live--;
         this.#now = at;
         steps++;
-        callback();
+        timer.fire();
         if (options.onStep !== undefined) {
           await this.settle();
           if (options.onStep(this.#now) === false) {
@@ -230,20 +245,26 @@ export class VirtualClock implements WorkerClock {
     const t = this.#times;
     const s = this.#seqs;
     const c = this.#slots;
-    [t[i], t[j]] = [t[j] as number, t[i] as number];
-    [s[i], s[j]] = [s[j] as number, s[i] as number];
-    [c[i], c[j]] = [c[j] as TimerSlot, c[i] as TimerSlot];
+    const time = t[i] as number;
+    t[i] = t[j] as number;
+    t[j] = time;
+    const seq = s[i] as number;
+    s[i] = s[j] as number;
+    s[j] = seq;
+    const timer = c[i] as VirtualTimer;
+    c[i] = c[j] as VirtualTimer;
+    c[j] = timer;
   }
 
-  #push(at: number, seq: number, slot: TimerSlot): void {
+  #push(at: number, seq: number, slot: VirtualTimer): void {
     this.#times.push(at);
     this.#seqs.push(seq);
     this.#slots.push(slot);
     this.#siftUp(this.#times.length - 1);
   }
 
-  #pop(): TimerSlot {
-    const top = this.#slots[0] as TimerSlot;
+  #pop(): VirtualTimer {
+    const top = this.#slots[0] as VirtualTimer;
     const last = this.#times.length - 1;
     if (last > 0) this.#swap(0, last);
     this.#times.pop();
@@ -278,15 +299,15 @@ export class VirtualClock implements WorkerClock {
   }
 
   #dropCancelledTop(): void {
-    while (this.#slots.length > 0 && (this.#slots[0] as TimerSlot).cancelled) this.#pop();
+    while (this.#slots.length > 0 && (this.#slots[0] as VirtualTimer).cancelled) this.#pop();
   }
 
   #compact(): void {
     const times: number[] = [];
     const seqs: number[] = [];
-    const slots: TimerSlot[] = [];
+    const slots: VirtualTimer[] = [];
     for (let i = 0; i < this.#slots.length; i++) {
-      const slot = this.#slots[i] as TimerSlot;
+      const slot = this.#slots[i] as VirtualTimer;
       if (slot.cancelled) continue;
       times.push(this.#times[i] as number);
       seqs.push(this.#seqs[i] as number);
@@ -299,7 +320,56 @@ export class VirtualClock implements WorkerClock {
   }
 }
 
-interface TimerSlot {
-  callback: (() => void) | null;
-  cancelled: boolean;
+interface TimerOwner {
+  cancelled(): void;
+}
+
+/**
+ * A pending timer of a VirtualClock: its heap slot, its handle, and — for a sleep — the
+ * promise's settle functions and its abort listener.
+ */
+class VirtualTimer implements TimerHandle {
+  cancelled = false;
+  done = false;
+  resolve: (() => void) | null = null;
+  reject: ((reason: unknown) => void) | null = null;
+  signal: AbortSignal | null = null;
+  readonly #owner: TimerOwner;
+  #callback: (() => void) | null;
+
+  constructor(owner: TimerOwner, callback: (() => void) | null) {
+    this.#owner = owner;
+    this.#callback = callback;
+  }
+
+  /** Called by the clock when the timer is due (never after cancel). */
+  fire(): void {
+    this.done = true;
+    const callback = this.#callback;
+    if (callback !== null) {
+      this.#callback = null;
+      callback();
+      return;
+    }
+    this.signal?.removeEventListener("abort", this);
+    const resolve = this.resolve as () => void;
+    this.resolve = this.reject = null;
+    resolve();
+  }
+
+  cancel(): void {
+    if (this.done || this.cancelled) return;
+    this.cancelled = true;
+    this.#callback = null;
+    this.#owner.cancelled();
+  }
+
+  /** The abort listener of a sleep: cancel the timer, reject with the signal's reason. */
+  handleEvent(): void {
+    if (this.done || this.cancelled) return;
+    this.cancel();
+    const reject = this.reject as (reason: unknown) => void;
+    this.resolve = this.reject = null;
+    reject(abortReason(this.signal as AbortSignal));
+  }
 }

@@ -1,7 +1,8 @@
 // The store the WorkerState writes into, wrapped so that no spill activity goes
 // unattributed, plus the default spill backend that only creates its directory when
 // something is actually spilled.
-import { Span, currentSpan } from "../spans/index.js";
+import type { Span } from "../spans/index.js";
+import { hasCurrentSpan } from "../spans/context.js";
 import { FileStore, type SpillStore, type ModelledDuration, type ModelledRead } from "../spill/index.js";
 import type { Key } from "../state/index.js";
 import type { WorkerDataStore } from "./types.js";
@@ -28,10 +29,10 @@ export class AttributedStore implements WorkerDataStore {
   }
 
   #attributed<T>(access: () => T): T {
-    if (currentSpan() !== undefined) return access();
+    if (hasCurrentSpan()) return access();
     const root = this.#newRoot().start();
     try {
-      const result = root.asCurrent(access);
+      const result = root.runSync(access);
       root.setAttribute("outcome", "ok");
       return result;
     } catch (error) {

@@ -25,6 +25,8 @@ export interface InProcessTransportOptions {
 }
 
 export class InProcessTransport implements Transport {
+  /** Records under the request's and the reply's spans only (no context binding needed). */
+  readonly explicitSpans = true;
   readonly #servers = new Map<string, DataServer>();
   readonly #network: NetworkModel | undefined;
   readonly #clone: boolean;
@@ -61,6 +63,7 @@ export class InProcessTransport implements Transport {
       response = await server.getData(keys, {
         who,
         signal,
+        explicitSpans: true,
         send: async (reply: GetDataReply) => {
           bytes = reply.totalBytes;
           if (clone) {

@@ -43,8 +43,12 @@ function newNode(): TrieNode {
   return { children: undefined, byOutcome: undefined };
 }
 
+const MAX_NAMES_BY_IDENTITY = 10_000;
+
 export class MetricsStore {
   readonly #root: TrieNode = newNode();
+  /** Trie node of a frozen name array, by identity (a frozen array's segments cannot change). */
+  readonly #byName = new Map<readonly string[], TrieNode>();
   /** Every series in creation order. */
   readonly #series: Series[] = [];
   /** Series with a non-empty since-heartbeat increment, in first-dirtied order. */
@@ -56,16 +60,24 @@ export class MetricsStore {
   }
 
   #find(name: readonly string[], outcome: string, create: boolean): Series | undefined {
-    let node = this.#root;
-    for (let i = 0; i < name.length; i++) {
-      const segment = name[i] as string;
-      let child = node.children?.get(segment);
-      if (child === undefined) {
-        if (!create) return undefined;
-        child = newNode();
-        (node.children ??= new Map()).set(segment, child);
+    let node: TrieNode | undefined = this.#byName.get(name);
+    if (node === undefined) {
+      node = this.#root;
+      for (let i = 0; i < name.length; i++) {
+        const segment = name[i] as string;
+        let child: TrieNode | undefined = node.children?.get(segment);
+        if (child === undefined) {
+          if (!create) return undefined;
+          child = newNode();
+          (node.children ??= new Map()).set(segment, child);
+        }
+        node = child;
       }
-      node = child;
+      // Span machinery hands out interned frozen names: remember their node by identity.
+      if (Object.isFrozen(name)) {
+        if (this.#byName.size >= MAX_NAMES_BY_IDENTITY) this.#byName.clear();
+        this.#byName.set(name, node);
+      }
     }
     let series = node.byOutcome?.get(outcome);
     if (series === undefined && create) {

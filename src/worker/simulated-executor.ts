@@ -72,6 +72,9 @@ export function validateTaskModel(value: unknown, key: string): TaskModel {
 }
 
 export class SimulatedExecutor implements Executor {
+  /** Records under `context.span` only. */
+  readonly explicitSpans = true;
+
   async execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
     const model = validateTaskModel(task.runSpec, task.key);
     const { span, clock, signal } = context;

@@ -55,6 +55,12 @@ export interface ExecuteResult {
  */
 export interface Executor {
   execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult>;
+  /**
+   * True when the executor records only under `context.span` and never needs it as
+   * `currentSpan()`: the worker then binds no AsyncLocalStorage context around it, which
+   * keeps every `await` of the process at its native cost (Node 20). Default false.
+   */
+  readonly explicitSpans?: boolean;
 }
 
 // ---- fetching data from peers ---------------------------------------------------------------
@@ -88,6 +94,11 @@ export interface TransportRequestOptions {
  */
 export interface Transport {
   getData(fromWorker: string, keys: readonly Key[], options: TransportRequestOptions): Promise<GetDataResponse>;
+  /**
+   * True when the transport records only under `options.span` and never needs it as
+   * `currentSpan()` (no AsyncLocalStorage binding around it; see `Executor.explicitSpans`).
+   */
+  readonly explicitSpans?: boolean;
 }
 
 /** One transfer to model: `bytes` from `from` to `to`. */
@@ -123,6 +134,11 @@ export interface GetDataServeOptions {
    * Resolving means the reply was delivered. Absent = delivered instantly.
    */
   readonly send?: (reply: GetDataReply) => Promise<void>;
+  /**
+   * True when `send` records only under `reply.span` and never needs it as `currentSpan()`
+   * (no AsyncLocalStorage binding around it; see `Executor.explicitSpans`).
+   */
+  readonly explicitSpans?: boolean;
 }
 
 export interface GetDataReply {

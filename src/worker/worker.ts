@@ -14,6 +14,7 @@ import { setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Span, SpanRegistry, toDigestMetrics, type AttributeValue, type SpanRecord } from "../spans/index.js";
+import { bindSync, type LazySpan } from "../spans/context.js";
 import { SpillBuffer } from "../spill/index.js";
 import {
   ExecuteFailureEvent,
@@ -187,6 +188,38 @@ class CursorClock {
   now(): number {
     const now = this.#base.now();
     return this.root === undefined ? now : latestChildEnd(this.root, now);
+  }
+}
+
+/**
+ * The root of one stimulus, created only when something records under it (spill caused by
+ * storing a value) or when handling took time: most stimuli of a simulation record nothing,
+ * and then no span is built at all. Starts at the time handling began, like an eager root.
+ */
+class LazyRoot implements LazySpan {
+  span: Span | undefined = undefined;
+  readonly #name: readonly string[];
+  readonly #clock: WorkerClock;
+  readonly #start: number;
+
+  constructor(name: readonly string[], clock: WorkerClock, start: number) {
+    this.#name = name;
+    this.#clock = clock;
+    this.#start = start;
+  }
+
+  get resolved(): boolean {
+    return this.span !== undefined;
+  }
+
+  resolve(): Span {
+    if (this.span === undefined) {
+      const clock = new CursorClock(this.#clock);
+      const root = new Span(this.#name, { parent: null, clock });
+      clock.root = root;
+      this.span = root.start(this.#start);
+    }
+    return this.span;
   }
 }
 
@@ -364,7 +397,7 @@ export class Worker implements DataServer {
     const root = this.#newRoot(MEMORY_MONITOR_ROOT, {}).start();
     let evicted = -1;
     try {
-      evicted = root.asCurrent(() => this.data.evict?.() ?? -1);
+      evicted = root.runSync(() => this.data.evict?.() ?? -1);
     } finally {
       root.setAttribute("outcome", evicted >= 0 ? "ok" : "failed");
       this.#finishSideRoot(root, "evict", null);
@@ -387,21 +420,27 @@ export class Worker implements DataServer {
    */
   #handle(event: StateMachineEvent, rootName: readonly string[], outcome: Outcome, split: PrefixWeights | null): void {
     this.#assertOpen(`handle ${event.kind} (stimulus ${event.stimulusId})`);
-    const root = this.#newRoot(rootName, {}).start();
+    const start = this.clock.now();
+    // The root exists only if something records under it or handling took time (a root
+    // with no children, metrics or duration would be dropped below anyway).
+    const lazy = new LazyRoot(rootName, this.clock, start);
     let instructions: readonly Instruction[];
+    let result: Outcome = "failed";
     try {
-      instructions = root.asCurrent(() => this.state.handleStimulus(event));
-      root.setAttribute("outcome", outcome);
-    } catch (error) {
-      root.setAttribute("outcome", "failed");
-      throw error;
+      instructions = bindSync(lazy, () => this.state.handleStimulus(event));
+      result = outcome;
     } finally {
-      // A modelled spill duration may end after now: the root covers it (virtual time does
-      // not advance inside a synchronous stimulus).
-      root.end(latestChildEnd(root, this.clock.now()));
-      if (root.children.length > 0 || root.duration !== 0 || hasKeys(root.metrics)) {
-        this.#digestRoot(root, event.stimulusId, split);
-        this.#reportRecord(root);
+      const end = this.clock.now();
+      const root = lazy.span ?? (end !== start ? lazy.resolve() : undefined);
+      if (root !== undefined) {
+        root.setAttribute("outcome", result);
+        // A modelled spill duration may end after now: the root covers it (virtual time does
+        // not advance inside a synchronous stimulus).
+        root.end(latestChildEnd(root, end));
+        if (root.children.length > 0 || root.duration !== 0 || hasKeys(root.metrics)) {
+          this.#digestRoot(root, event.stimulusId, split);
+          this.#reportRecord(root);
+        }
       }
     }
     this.#dispatch(instructions, split);
@@ -597,7 +636,7 @@ export class Worker implements DataServer {
    */
   #newRoot(name: readonly string[], options: { registry?: SpanRegistry; attributes?: Readonly<Record<string, AttributeValue>> }): Span {
     const clock = new CursorClock(this.clock);
-    const root = new Span(name, { ...options, parent: null, clock });
+    const root = new Span(name, { registry: options.registry, attributes: options.attributes, parent: null, clock });
     clock.root = root;
     return root;
   }
@@ -660,8 +699,8 @@ export class Worker implements DataServer {
     const work: Work = { kind: "execute", root, split: null, registry: null, key: ts.key, settled: false };
     this.#track(work);
     const runId = ts.runId;
-    root
-      .asCurrent(() => this.#runExecute(ts, root))
+    // An executor that records under its explicit span needs no context binding.
+    (this.#executor.explicitSpans === true ? this.#runExecute(ts, root) : root.asCurrent(() => this.#runExecute(ts, root)))
       .then(
         (outcome) => this.#guard(work, () => this.#finishExecute(work, ts.key, runId, outcome)),
         (error: unknown) => {
@@ -680,14 +719,16 @@ export class Worker implements DataServer {
     const key = ts.key;
     const dependencies = new Map<Key, unknown>();
     try {
-      for (const dep of ts.dependencies) {
-        if (!this.data.has(dep.key)) {
-          throw new Error(
-            `dependency ${JSON.stringify(dep.key)} of task ${JSON.stringify(key)} is not in memory on worker ${this.address} (state ${dep.state}); it was released before the task could read it (dask #6893)`,
-          );
+      root.runSync(() => {
+        for (const dep of ts.dependencies) {
+          if (!this.data.has(dep.key)) {
+            throw new Error(
+              `dependency ${JSON.stringify(dep.key)} of task ${JSON.stringify(key)} is not in memory on worker ${this.address} (state ${dep.state}); it was released before the task could read it (dask #6893)`,
+            );
+          }
+          dependencies.set(dep.key, this.data.get(dep.key));
         }
-        dependencies.set(dep.key, this.data.get(dep.key));
-      }
+      });
     } catch (error) {
       return { kind: "failure", error, start: null, stop: null };
     }
@@ -794,8 +835,7 @@ export class Worker implements DataServer {
     }).start();
     const work: Work = { kind: "gather-dep", root, split, registry, key: null, settled: false };
     this.#track(work);
-    root
-      .asCurrent(() => this.#runGatherDep(instruction, root))
+    (this.#transport?.explicitSpans === true ? this.#runGatherDep(instruction, root) : root.asCurrent(() => this.#runGatherDep(instruction, root)))
       .then(
         (outcome) => this.#guard(work, () => this.#finishGatherDep(work, instruction, outcome)),
         (error: unknown) => {
@@ -953,8 +993,8 @@ export class Worker implements DataServer {
     const link = linkSignals(this.#abort.signal, options.signal);
     const signal = link.signal;
     let outcome: Outcome = "failed";
-    try {
-      await root.asCurrent(async () => {
+    const serve = async (): Promise<void> => {
+      root.runSync(() => {
         for (const key of keys) {
           if (!this.data.has(key)) continue;
           const value = this.data.get(key);
@@ -964,12 +1004,16 @@ export class Worker implements DataServer {
           totalBytes += size;
           items.push([this.#prefixOf(key), size]);
         }
-        // from here on (in-progress scrapes included) the split follows the stored sizes
-        if (items.length > 0) work.split = prefixWeights("get-data", items);
-        const behind = latestChildEnd(root, 0) - this.clock.now();
-        if (behind > 0) await this.clock.sleep(behind, signal);
-        if (options.send !== undefined) await options.send({ data, nbytes, totalBytes, span: root, signal });
       });
+      // from here on (in-progress scrapes included) the split follows the stored sizes
+      if (items.length > 0) work.split = prefixWeights("get-data", items);
+      const behind = latestChildEnd(root, 0) - this.clock.now();
+      if (behind > 0) await this.clock.sleep(behind, signal);
+      if (options.send !== undefined) await options.send({ data, nbytes, totalBytes, span: root, signal });
+    };
+    try {
+      // A sender that records under `reply.span` needs no context binding.
+      await (options.explicitSpans === true || options.send === undefined ? serve() : root.asCurrent(serve));
       outcome = items.length === 0 && keys.length > 0 ? "missing" : "ok";
     } catch (error) {
       outcome = signal.aborted ? "cancelled" : "failed";
