@@ -50,6 +50,14 @@ interface SpareFile {
   readonly path: string;
   /** Its length when it was freed (as written by this store). */
   readonly size: number;
+  /** Still open for writing when it was freed right after being read, else null. */
+  readonly fd: number | null;
+}
+
+/** A key's file as this store wrote it. */
+interface KeyFile {
+  readonly path: string;
+  readonly size: number;
 }
 
 /**
@@ -87,8 +95,14 @@ export class FileStore implements SpillStore {
   /** Spare files, the most recently freed (likeliest cached) last. */
   private readonly spares: SpareFile[] = [];
   private spareTotal = 0;
-  /** Length of each key's file as written, to size the spare it becomes. */
-  private readonly sizes = new Map<Key, number>();
+  /** Every key written and not deleted: its file's path (the hash is computed once) and length. */
+  private readonly files = new Map<Key, KeyFile>();
+  /**
+   * The descriptor of the file read last, left open (read-write) because reading a value
+   * back into memory deletes it from the store next: the file then becomes a spare that
+   * is already open for the write that follows. Closed by any other operation.
+   */
+  private held: { key: Key; fd: number } | null = null;
   /** Reads ask for one byte more than expected, landing here, to tell a longer file from an exact one in one call. */
   private readonly probe = Buffer.alloc(1);
   private tempCounter = 0;
@@ -106,7 +120,7 @@ export class FileStore implements SpillStore {
 
   /** Absolute path of the file that holds (or would hold) `key`. */
   filePath(key: Key): string {
-    return path.join(this.path, spillFileName(key));
+    return this.files.get(key)?.path ?? this.inDirectory(spillFileName(key));
   }
 
   /** Number and total bytes of the spare files kept for reuse. */
@@ -121,6 +135,7 @@ export class FileStore implements SpillStore {
   read(key: Key, byteLength?: number): Uint8Array {
     this.assertOpen(key);
     if (byteLength === undefined || !Number.isSafeInteger(byteLength) || byteLength < 0) {
+      this.release();
       return this.fs.readFileSync(this.filePath(key));
     }
     return this.readFrames(key, [byteLength])[0]!;
@@ -132,18 +147,34 @@ export class FileStore implements SpillStore {
    */
   readFrames(key: Key, frameLengths: readonly number[]): Uint8Array[] {
     this.assertOpen(key);
+    this.release();
     let expected = 0;
     const frames = frameLengths.map((length) => {
       expected += length;
       // Not zero-filled: returned only when the read filled every byte of every frame.
       return Buffer.allocUnsafeSlow(length);
     });
-    const fd = this.fs.openSync(this.filePath(key), "r");
+    const { fd, writable } = this.openForReading(this.filePath(key));
+    let keep = false;
     try {
-      if (this.readAll(fd, [...frames, this.probe]) === expected) return frames;
-      return [this.readWhole(fd)];
+      if (this.readAll(fd, [...frames, this.probe]) !== expected) return [this.readWhole(fd)];
+      keep = writable && this.files.has(key);
+      return frames;
     } finally {
-      this.fs.closeSync(fd);
+      if (keep) this.held = { key, fd };
+      else this.fs.closeSync(fd);
+    }
+  }
+
+  // Read-write, so that the file can become a spare already open for writing; read-only
+  // when that is refused (a file system remounted read-only still serves what it holds).
+  private openForReading(file: string): { fd: number; writable: boolean } {
+    try {
+      return { fd: this.fs.openSync(file, "r+"), writable: true };
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code !== "EROFS" && code !== "EACCES" && code !== "EPERM") throw error;
+      return { fd: this.fs.openSync(file, "r"), writable: false };
     }
   }
 
@@ -195,6 +226,7 @@ export class FileStore implements SpillStore {
    */
   writeFrames(key: Key, frames: readonly Uint8Array[]): void {
     this.assertOpen(key);
+    this.release();
     const target = this.filePath(key);
     const spare = this.spares.pop();
     if (spare !== undefined) this.spareTotal -= spare.size;
@@ -202,7 +234,7 @@ export class FileStore implements SpillStore {
     let total = 0;
     for (const frame of frames) total += frame.byteLength;
     try {
-      const fd = spare === undefined ? this.fs.openSync(file, "wx", 0o600) : this.fs.openSync(file, nodeFs.constants.O_WRONLY);
+      const fd = spare?.fd ?? (spare === undefined ? this.fs.openSync(file, "wx", 0o600) : this.fs.openSync(file, nodeFs.constants.O_WRONLY));
       try {
         this.writeAll(fd, frames, total);
         if (spare !== undefined && spare.size > total) this.fs.ftruncateSync(fd, total);
@@ -215,13 +247,15 @@ export class FileStore implements SpillStore {
       this.removeQuietly(file);
       throw error;
     }
-    this.sizes.set(key, total);
+    this.files.set(key, { path: target, size: total });
   }
 
+  // Positional writes from offset 0: a spare's descriptor may have been read to its end.
   private writeAll(fd: number, frames: readonly Uint8Array[], total: number): void {
-    let written = frames.length > 1 ? this.fs.writevSync(fd, frames as Uint8Array[]) : 0;
+    let written = frames.length > 1 ? this.fs.writevSync(fd, frames as Uint8Array[], 0) : 0;
     if (written === total) return;
     // A short write (or a single frame): finish frame by frame from where it stopped.
+    let position = written;
     for (const frame of frames) {
       if (written >= frame.byteLength) {
         written -= frame.byteLength;
@@ -229,7 +263,11 @@ export class FileStore implements SpillStore {
       }
       let offset = written;
       written = 0;
-      while (offset < frame.byteLength) offset += this.fs.writeSync(fd, frame, offset, frame.byteLength - offset);
+      while (offset < frame.byteLength) {
+        const n = this.fs.writeSync(fd, frame, offset, frame.byteLength - offset, position);
+        offset += n;
+        position += n;
+      }
     }
   }
 
@@ -239,20 +277,26 @@ export class FileStore implements SpillStore {
    */
   delete(key: Key): void {
     this.assertOpen(key);
-    const file = this.filePath(key);
-    const size = this.sizes.get(key);
-    this.sizes.delete(key);
+    if (this.held !== null && this.held.key !== key) this.release();
+    let fd = this.held?.fd ?? null;
+    this.held = null;
+    const entry = this.files.get(key);
+    const file = entry?.path ?? this.filePath(key);
+    this.files.delete(key);
     try {
-      if (size !== undefined && this.spares.length < this.maxSpareFiles && this.spareTotal + size <= this.maxSpareBytes) {
+      if (entry !== undefined && this.spares.length < this.maxSpareFiles && this.spareTotal + entry.size <= this.maxSpareBytes) {
         const spare = this.tempName();
         this.fs.renameSync(file, spare);
-        this.spares.push({ path: spare, size });
-        this.spareTotal += size;
+        this.spares.push({ path: spare, size: entry.size, fd });
+        this.spareTotal += entry.size;
+        fd = null;
       } else {
         this.fs.unlinkSync(file);
       }
     } catch (error) {
       if (!isMissingFile(error)) throw error;
+    } finally {
+      if (fd !== null) this.closeQuietly(fd);
     }
   }
 
@@ -260,18 +304,41 @@ export class FileStore implements SpillStore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.release();
+    for (const spare of this.spares) if (spare.fd !== null) this.closeQuietly(spare.fd);
     this.spares.length = 0;
     this.spareTotal = 0;
-    this.sizes.clear();
+    this.files.clear();
     this.fs.rmSync(this.path, { recursive: true, force: true });
   }
 
+  // Closes the descriptor kept from the last read (the next operation is not its delete).
+  private release(): void {
+    if (this.held === null) return;
+    const { fd } = this.held;
+    this.held = null;
+    this.closeQuietly(fd);
+  }
+
+  // The directory is absolute and `name` a single component: no need for path.join's normalising.
+  private inDirectory(name: string): string {
+    return `${this.path}${path.sep}${name}`;
+  }
+
   private tempName(): string {
-    return path.join(this.path, `${TEMP_PREFIX}${process.pid}-${++this.tempCounter}`);
+    return this.inDirectory(`${TEMP_PREFIX}${process.pid}-${++this.tempCounter}`);
   }
 
   private assertOpen(key: Key): void {
     if (this.closed) throw new Error(`spill store ${this.path} is closed (key ${JSON.stringify(key)})`);
+  }
+
+  private closeQuietly(fd: number): void {
+    try {
+      this.fs.closeSync(fd);
+    } catch {
+      // Nothing was written through it since it was last synced or read.
+    }
   }
 
   private removeQuietly(file: string): void {

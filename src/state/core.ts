@@ -123,12 +123,19 @@ export class StateCore {
   /** Tasks touched during the current stimulus (only tracked when validating). */
   private touched: Set<TaskState> | null = null;
 
+  /** `parts.transitions` as Maps: a hashed lookup instead of megamorphic keyed loads. */
+  private readonly transitionFns: Map<string, Map<string, TransitionFn>>;
+  /** The store is a plain Map: `set` cannot fail silently, `delete` of a missing key is a no-op. */
+  readonly dataIsMap: boolean;
+
   constructor(parts: StateMachineParts, options: WorkerStateOptions = {}) {
     this.parts = parts;
+    this.transitionFns = transitionMaps(parts.transitions);
     this.address = options.address ?? null;
     this.host = this.address === null ? null : addressHost(this.address);
     this.nthreads = options.nthreads ?? 1;
     this.data = options.data ?? new Map<Key, unknown>();
+    this.dataIsMap = Object.getPrototypeOf(this.data) === Map.prototype;
     this.threads = options.threads ?? new Map();
     this.validate = options.validate ?? true;
     this.transitionCounterMax = options.transitionCounterMax ?? false;
@@ -214,7 +221,7 @@ export class StateCore {
       throw new TransitionCounterMaxExceeded(ts.key, start, finish, this.story([ts.key]), { stimulusId });
     }
     const journalStart = recs.journalLength();
-    const fn = this.parts.transitions[start]?.[finish];
+    const fn = this.transitionFns.get(start)?.get(finish);
     if (fn !== undefined) {
       fn(this, ts, rec, recs, out, stimulusId);
     } else if (start !== "released" && finish !== "released") {
@@ -377,6 +384,21 @@ export class StateCore {
 }
 
 const RELEASED: Recommendation = { finish: "released" };
+
+const TRANSITION_MAPS = new WeakMap<TransitionTable, Map<string, Map<string, TransitionFn>>>();
+
+function transitionMaps(table: TransitionTable): Map<string, Map<string, TransitionFn>> {
+  let maps = TRANSITION_MAPS.get(table);
+  if (maps === undefined) {
+    maps = new Map();
+    for (const start of Object.keys(table)) {
+      const row = table[start];
+      if (row !== undefined) maps.set(start, new Map(Object.entries(row)));
+    }
+    TRANSITION_MAPS.set(table, maps);
+  }
+  return maps;
+}
 
 function priorityOf(ts: TaskState): Priority | null {
   return ts.priority;

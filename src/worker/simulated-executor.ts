@@ -53,7 +53,9 @@ export function validateTaskModel(value: unknown, key: string): TaskModel {
   if (typeof durations !== "object" || durations === null || Array.isArray(durations)) {
     throw new TypeError(`${where}: durations must be an object of activity → seconds, got ${describe(durations)}`);
   }
-  for (const [activity, seconds] of Object.entries(durations)) {
+  for (const activity in durations) {
+    if (!Object.hasOwn(durations, activity)) continue;
+    const seconds = (durations as Record<string, unknown>)[activity];
     if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
       throw new TypeError(`${where}: durations.${activity} must be a finite number of seconds ≥ 0, got ${describe(seconds)}`);
     }

@@ -79,7 +79,9 @@ export function handleComputeTask(
   core.updateWhoHas(ev.whoHas);
   // A dependency stuck in missing that this event names holders for is fetched now. dask
   // leaves it missing-with-holders (an invalid state) when the dependent does not go
-  // through released → waiting (e.g. it became resumed(flight → waiting)).
+  // through released → waiting (e.g. it became resumed(flight → waiting)). Every missing
+  // task is in missingDepFlight, so with that set empty there is nothing to look up.
+  if (core.missingDepFlight.size === 0) return;
   for (const depKey in ev.whoHas) {
     const dep = core.tasks.get(depKey);
     if (dep !== undefined && dep.state === "missing" && dep._whoHas !== null && dep._whoHas.size > 0) {

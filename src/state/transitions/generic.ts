@@ -17,7 +17,7 @@ export function invariant(core: StateCore, ts: TaskState, condition: boolean, wh
 /** Forget everything transient about `ts` and drop it from every collection. Idempotent. */
 export function purgeState(core: StateCore, ts: TaskState): void {
   const key = ts.key;
-  if (core.data.has(key)) core.data.delete(key);
+  if (core.dataIsMap || core.data.has(key)) core.data.delete(key);
   if (core.actors.size !== 0) core.actors.delete(key);
   if (core.threads.size !== 0) core.threads.delete(key);
 
@@ -139,7 +139,7 @@ export function toMemory(
   }
   const key = ts.key;
   try {
-    if (core.actors.has(key)) core.actors.set(key, value);
+    if (core.actors.size !== 0 && core.actors.has(key)) core.actors.set(key, value);
     else core.data.set(key, value);
   } catch (error) {
     recs.add(ts, errorRecommendation(error, runId));
@@ -168,13 +168,20 @@ export function toMemory(
     if (runId === RUN_ID_SENTINEL) {
       throw new StateInvariantError(`${ts.toString()}: task-finished without a run id (stimulus ${stimulusId})`);
     }
-    out.push(taskFinishedMsg(core, ts, runId, stimulusId));
+    out.push(taskFinishedMsg(core, ts, runId, stimulusId, core.dataIsMap));
   }
 }
 
-export function taskFinishedMsg(core: StateCore, ts: TaskState, runId: number, stimulusId: string): TaskFinishedMsg {
+export function taskFinishedMsg(
+  core: StateCore,
+  ts: TaskState,
+  runId: number,
+  stimulusId: string,
+  /** The value was just stored in a plain Map (it is there). */
+  justStored = false,
+): TaskFinishedMsg {
   const key = ts.key;
-  if (!core.data.has(key) && !core.actors.has(key)) {
+  if (!justStored && !core.data.has(key) && !core.actors.has(key)) {
     throw new StateInvariantError(`Task ${ts.toString()} not ready (stimulus ${stimulusId})`);
   }
   if (ts.nbytes === null || ts.type === null) {
@@ -189,7 +196,7 @@ export function taskFinishedMsg(core: StateCore, ts: TaskState, runId: number, s
     type: ts.type,
     typename: ts.type,
     metadata: ts._metadataOrNull() ?? EMPTY_METADATA,
-    thread: core.threads.get(key) ?? null,
+    thread: core.threads.size === 0 ? null : (core.threads.get(key) ?? null),
     startstops: ts.startstops,
     stimulusId,
   });
