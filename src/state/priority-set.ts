@@ -136,12 +136,14 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   /** Drop stale tops; whether the most urgent live entry heads the run (null: empty). */
   private topIsRun(): boolean | null {
     this.dropStaleTop();
-    const { runItems, runSeqs, live } = this;
-    while (this.runHead < runItems.length && live.get(runItems[this.runHead] as T) !== runSeqs[this.runHead]) {
+    const live = this.live;
+    // advanceRun may replace the run arrays: re-read them on every step.
+    while (this.runHead < this.runItems.length && live.get(this.runItems[this.runHead] as T) !== this.runSeqs[this.runHead]) {
       this.advanceRun();
     }
     const h = this.runHead;
-    if (h >= runItems.length) return this.items.length > 0 ? false : null;
+    const runSeqs = this.runSeqs;
+    if (h >= this.runItems.length) return this.items.length > 0 ? false : null;
     if (this.items.length === 0) return true;
     return this.entryBefore(
       this.runFirsts[h] as number,
