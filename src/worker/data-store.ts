@@ -3,7 +3,7 @@
 // something is actually spilled.
 import type { Span } from "../spans/index.js";
 import { hasCurrentSpan } from "../spans/context.js";
-import { FileStore, type SpillStore, type ModelledDuration, type ModelledRead } from "../spill/index.js";
+import { FileStore, type SpillStore, type ModelledDuration, type ModelledFramesRead, type ModelledRead } from "../spill/index.js";
 import type { Key } from "../state/index.js";
 import type { WorkerDataStore } from "./types.js";
 
@@ -94,12 +94,20 @@ export class LazyFileStore implements SpillStore {
     return this.#store;
   }
 
-  read(key: Key): Uint8Array | ModelledRead {
-    return this.#open().read(key);
+  read(key: Key, byteLength?: number): Uint8Array | ModelledRead {
+    return this.#open().read(key, byteLength);
+  }
+
+  readFrames(key: Key, frameLengths: readonly number[]): readonly Uint8Array[] | ModelledFramesRead {
+    return this.#open().readFrames(key, frameLengths);
   }
 
   write(key: Key, bytes: Uint8Array): void | ModelledDuration {
     return this.#open().write(key, bytes);
+  }
+
+  writeFrames(key: Key, frames: readonly Uint8Array[]): void | ModelledDuration {
+    return this.#open().writeFrames(key, frames);
   }
 
   delete(key: Key): void {
