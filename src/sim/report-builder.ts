@@ -5,22 +5,25 @@ import type { VirtualDisk } from "./disk.js";
 import type { MemoryMonitor } from "./memory.js";
 import type { MetricTotal, SimReport, TaskRecord, TransferRecord, WorkerSummary } from "./report.js";
 
-export interface ReportInputs {
-  schemaVersion: number;
-  workload: string;
-  seed: number;
-  workers: number;
-  threadsPerWorker: number;
-  memoryLimit: number | null;
-  network: string;
-  tasks: SimReport["tasks"];
-  makespan: number;
-  complete: boolean;
-  completion: string;
-  stuck: SimReport["stuck"];
+/** The run-level fields of the report, plus what the builder reads the per-worker figures from. */
+export type ReportInputs = Pick<
+  SimReport,
+  | "schemaVersion"
+  | "workload"
+  | "seed"
+  | "workers"
+  | "threadsPerWorker"
+  | "memoryLimit"
+  | "network"
+  | "tasks"
+  | "makespan"
+  | "complete"
+  | "completion"
+  | "stuck"
+> & {
   workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
   memory: MemoryMonitor;
-}
+};
 
 export class ReportBuilder {
   private readonly taskRecords: TaskRecord[] = [];
