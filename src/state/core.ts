@@ -425,24 +425,41 @@ export function toLoggable(event: StateMachineEvent): StateMachineEvent {
     case "ComputeTaskEvent":
       return event.runSpec === null ? event : Object.freeze({ ...event, runSpec: null });
     case "ExecuteSuccessEvent":
-      return event.value === null ? event : Object.freeze({ ...event, value: null });
-    case "GatherDepSuccessEvent":
-    case "UpdateDataEvent": {
-      let bulky = false;
-      for (const key in event.data) {
-        if (event.data[key] !== null) {
-          bulky = true;
-          break;
-        }
-      }
-      if (!bulky) return event;
-      const data: Record<Key, null> = {};
-      for (const key in event.data) data[key] = null;
-      return Object.freeze({ ...event, data: Object.freeze(data) });
+      return event.value === null && event.span === null ? event : Object.freeze({ ...event, value: null, span: null });
+    case "GatherDepSuccessEvent": {
+      const data = nulledData(event.data);
+      return data === null && event.span === null ? event : Object.freeze({ ...event, data: data ?? event.data, span: null });
     }
+    case "UpdateDataEvent": {
+      const data = nulledData(event.data);
+      return data === null ? event : Object.freeze({ ...event, data });
+    }
+    case "ExecuteFailureEvent":
+    case "RescheduleEvent":
+    case "GatherDepBusyEvent":
+    case "GatherDepNetworkFailureEvent":
+    case "GatherDepFailureEvent":
+      // A span record is a whole timing tree: its metrics were digested when the event was
+      // handled, and keeping it in a 1000-entry log would pin it for the log's lifetime.
+      return event.span === null ? event : Object.freeze({ ...event, span: null });
     default:
       return event;
   }
+}
+
+/** The same keys with every value null, or null when the values are null already. */
+function nulledData(data: Readonly<Record<Key, unknown>>): Readonly<Record<Key, null>> | null {
+  let bulky = false;
+  for (const key in data) {
+    if (data[key] !== null) {
+      bulky = true;
+      break;
+    }
+  }
+  if (!bulky) return null;
+  const nulled: Record<Key, null> = {};
+  for (const key in data) nulled[key] = null;
+  return Object.freeze(nulled);
 }
 
 export type { ResourceMap };
