@@ -11,6 +11,7 @@
 import { pathToFileURL } from "node:url";
 import { getHeapStatistics } from "node:v8";
 import { simulate, type SimOptions } from "../src/sim/index.js";
+import { round } from "./support.js";
 
 interface Measurement {
   suite: "sim";
@@ -76,10 +77,6 @@ async function measure(name: string, workload: string, options: SimOptions): Pro
   };
 }
 
-function round(value: number, digits: number): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
-}
 
 export async function run(argv: string[]): Promise<void> {
   const only = option(argv, "only");

@@ -10,6 +10,9 @@ import { pathToFileURL } from "node:url";
 import { ROOT_CONTEXT, trace, type Tracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { meter, Span, toDigestMetrics, withSpan } from "../src/spans/index.js";
+import { median, round, jsonLines } from "./support.js";
+
+const emit = jsonLines("spans");
 
 interface Options {
   tasks: number;
@@ -36,19 +39,8 @@ const CHILDREN = ["memory-read", "executor", "thread-noncpu", "serialize"] as co
 const PREFIXES = ["inc", "add", "sum", "load"] as const;
 let sink = 0;
 
-function emit(record: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify({ suite: "spans", ...record })}\n`);
-}
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
-function round(value: number, digits = 1): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
 
 // Timings are wall-clock, each timed batch started after a short pause. No forced
 // collection: on Node 20 a `gc()` between batches made the following span code run several

@@ -18,6 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { FileStore, SpillBuffer, v8Serializer, type SpillStore } from "../src/spill/index.js";
+import { median, round } from "./support.js";
 
 interface Options {
   only: "fast" | "heavy" | undefined;
@@ -91,10 +92,6 @@ function parse(argv: readonly string[]): Options {
 const now = (): number => performance.now() / 1000;
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -315,10 +312,6 @@ function daskReference(): void {
   }
 }
 
-function round(value: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
 
 export async function run(argv: string[]): Promise<void> {
   const options = parse(argv);

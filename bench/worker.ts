@@ -1,4 +1,4 @@
-// Worker benchmarks (`npm run bench -- worker` once registered, or alone:
+// Worker benchmarks (`npm run bench -- worker`, or alone:
 // `node --import tsx --expose-gc bench/worker.ts`).
 // - prometheus: one scrape's text exposition of S fine-metric series, spanwork's own writer
 //   versus prom-client (a Registry with Counters set from the same totals), same run.
@@ -20,6 +20,9 @@ import {
   formatFineMetrics,
   type MetricEntry,
 } from "../src/worker/index.js";
+import { median, round, collectGarbage, jsonLines } from "./support.js";
+
+const emit = jsonLines("worker");
 
 interface Options {
   series: number;
@@ -44,23 +47,9 @@ function parse(argv: readonly string[]): Options {
   return options;
 }
 
-function emit(record: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify({ suite: "worker", ...record })}\n`);
-}
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
-function round(value: number, digits = 1): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
 
-function gc(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
 
 const ACTIVITIES = ["thread-cpu", "thread-noncpu", "other", "disk-read", "disk-write", "serialize", "deserialize", "memory-read"];
 const OUTCOMES = ["ok", "failed", "cancelled", "running"];
@@ -85,14 +74,14 @@ async function benchPrometheus(options: Options): Promise<void> {
   let ownBytes = 0;
   let promBytes = 0;
   for (let r = 0; r < options.repeat + 1; r++) {
-    gc();
+    collectGarbage();
     let t0 = performance.now();
     const text = formatFineMetrics(entries);
     let t1 = performance.now();
     if (r > 0) ownSamples.push(t1 - t0);
     ownBytes = text.length;
 
-    gc();
+    collectGarbage();
     t0 = performance.now();
     // What a prom-client exporter does per scrape: set each counter from the cumulative
     // totals, then render the registry.
@@ -127,14 +116,14 @@ async function benchClock(options: Options): Promise<void> {
   const independent: number[] = [];
   const chained: number[] = [];
   for (let r = 0; r < options.repeat; r++) {
-    gc();
+    collectGarbage();
     const clock = new VirtualClock();
     for (let i = 0; i < options.steps; i++) clock.setTimer((i * 7919) % options.steps, () => undefined);
     let t0 = performance.now();
     await clock.runUntilIdle();
     independent.push(((performance.now() - t0) * 1e6) / options.steps);
 
-    gc();
+    collectGarbage();
     const chain = new VirtualClock();
     t0 = performance.now();
     const sleeper = (async () => {
@@ -180,7 +169,7 @@ async function benchWorkerChain(options: Options): Promise<void> {
   const samples: number[] = [];
   await chainOnce(Math.min(options.tasks, 500));
   for (let r = 0; r < options.repeat; r++) {
-    gc();
+    collectGarbage();
     samples.push(await chainOnce(options.tasks));
   }
   emit({ name: "worker-chain", tasks: options.tasks, usPerTask: round(median(samples)) });
@@ -221,9 +210,9 @@ async function benchShellOverhead(options: Options): Promise<void> {
   bareState(Math.min(options.tasks, 1000));
   await shellWorker(Math.min(options.tasks, 1000));
   for (let r = 0; r < options.repeat; r++) {
-    gc();
+    collectGarbage();
     bare.push(bareState(options.tasks));
-    gc();
+    collectGarbage();
     shell.push(await shellWorker(options.tasks));
   }
   const b = median(bare);
