@@ -199,17 +199,7 @@ export class SlowTier implements SlowTierView {
         metrics.end(decompressing);
       }
     }
-    const deserializing = metrics.begin("deserialize");
-    let value: unknown;
-    try {
-      value = serializer.load(bytes);
-    } catch (cause) {
-      throw new SpillReadError(key, `the spilled bytes do not deserialize: ${describeCause(cause)}`, { cause });
-    } finally {
-      metrics.end(deserializing);
-    }
-    this.remember(key, value);
-    return value;
+    return this.deserialize(key, () => serializer.load(bytes));
   }
 
   // The frames of a framed write read back into fresh memory, loaded without a copy.
@@ -226,14 +216,19 @@ export class SlowTier implements SlowTierView {
       metrics.end(reading, modelled, frames === undefined ? undefined : byteLengthOf(frames));
     }
     checkLength(key, byteLengthOf(frames), diskBytes);
-    const deserializing = metrics.begin("deserialize");
+    return this.deserialize(key, () => serializer.loadFrames!(frames));
+  }
+
+  // Loads a value read back from the store, metered as `deserialize`, and remembers it.
+  private deserialize(key: Key, load: () => unknown): unknown {
+    const deserializing = this.options.metrics.begin("deserialize");
     let value: unknown;
     try {
-      value = serializer.loadFrames!(frames);
+      value = load();
     } catch (cause) {
       throw new SpillReadError(key, `the spilled bytes do not deserialize: ${describeCause(cause)}`, { cause });
     } finally {
-      metrics.end(deserializing);
+      this.options.metrics.end(deserializing);
     }
     this.remember(key, value);
     return value;
