@@ -12,7 +12,7 @@ export type {
 } from "./types.js";
 export { OTHER, SECONDS, THREAD_CPU, THREAD_NONCPU } from "./types.js";
 export { Span, type ChildSpanOptions, type SpanOptions } from "./span.js";
-export { currentSpan, meter, withSpan, type SpanName } from "./context.js";
+export { bindSync, currentSpan, hasCurrentSpan, meter, withSpan, type LazySpan, type SpanName } from "./context.js";
 export { SpanRegistry, type ScrapeOptions } from "./registry.js";
 export { flat, seriesKey } from "./flatten.js";
 export { toDigestMetrics, type DigestOptions } from "./digest.js";
