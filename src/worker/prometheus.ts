@@ -189,44 +189,52 @@ export function fineMetricFamilies(entries: Iterable<MetricEntry>): PrometheusFa
   return [...families.values()];
 }
 
+/** A gauge family with one label, one sample per entry of `values` (in its key order). */
+function labelledGauge(name: string, help: string, label: string, values: Readonly<Record<string, number>>): PrometheusFamily {
+  return {
+    name,
+    type: "gauge",
+    help,
+    samples: Object.entries(values).map(([value, sample]) => ({ labels: { [label]: value }, value: sample })),
+  };
+}
+
 export function workerGaugeFamilies(gauges: WorkerGauges): PrometheusFamily[] {
   const families: PrometheusFamily[] = [
-    {
-      name: "spanwork_worker_tasks",
-      type: "gauge",
-      help: "Tasks known to the worker by state (memory split into memory and disk).",
-      samples: Object.entries(gauges.tasks).map(([state, value]) => ({ labels: { state }, value })),
-    },
+    labelledGauge(
+      "spanwork_worker_tasks",
+      "Tasks known to the worker by state (memory split into memory and disk).",
+      "state",
+      gauges.tasks,
+    ),
   ];
   if (gauges.memory !== undefined) {
-    families.push({
-      name: "spanwork_worker_memory_bytes",
-      type: "gauge",
-      help: "Bytes of task data: managed = in memory (sizeof), spilled = written to disk.",
-      samples: [
-        { labels: { type: "managed" }, value: gauges.memory.managed },
-        { labels: { type: "spilled" }, value: gauges.memory.spilled },
-      ],
-    });
+    families.push(
+      labelledGauge(
+        "spanwork_worker_memory_bytes",
+        "Bytes of task data: managed = in memory (sizeof), spilled = written to disk.",
+        "type",
+        { managed: gauges.memory.managed, spilled: gauges.memory.spilled },
+      ),
+    );
   }
   if (gauges.keys !== undefined) {
-    families.push({
-      name: "spanwork_worker_keys",
-      type: "gauge",
-      help: "Keys held by the data store per tier.",
-      samples: [
-        { labels: { tier: "memory" }, value: gauges.keys.memory },
-        { labels: { tier: "disk" }, value: gauges.keys.disk },
-      ],
-    });
+    families.push(
+      labelledGauge("spanwork_worker_keys", "Keys held by the data store per tier.", "tier", {
+        memory: gauges.keys.memory,
+        disk: gauges.keys.disk,
+      }),
+    );
   }
   if (gauges.inProgress !== undefined) {
-    families.push({
-      name: "spanwork_worker_in_progress",
-      type: "gauge",
-      help: "Work in progress by kind (execute, gather-dep, get-data, retry-busy-worker).",
-      samples: Object.entries(gauges.inProgress).map(([kind, value]) => ({ labels: { kind }, value })),
-    });
+    families.push(
+      labelledGauge(
+        "spanwork_worker_in_progress",
+        "Work in progress by kind (execute, gather-dep, get-data, retry-busy-worker).",
+        "kind",
+        gauges.inProgress,
+      ),
+    );
   }
   return families;
 }
