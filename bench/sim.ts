@@ -1,6 +1,10 @@
 // Simulator benchmarks: `npm run bench -- sim [--only shuffle|map] [--shuffle-size N]
-// [--map-sizes 10000,100000,1000000] [--workers N]`, or alone: `node --import tsx bench/sim.ts`.
-// One JSON line per measurement on stdout.
+// [--map-sizes 10000,100000,1000000] [--workers N] [--in-process]`, or alone:
+// `node --import tsx bench/sim.ts`. One JSON line per measurement on stdout.
+//
+// Each part (shuffle, map) runs in a fresh child process on an esbuild bundle of this file
+// (plain `node --expose-gc`, as the state suite does): no tsx loader thread nor source-mapped
+// stack traces in the timed region, and no heap left over from the other part.
 //
 // - shuffle: the built-in staged shuffle at 100,000 tasks on 16 workers (target ≤ 20 s wall
 //   on a 2-core machine): wall and CPU seconds, tasks per second, peak RSS and heap.
@@ -8,10 +12,11 @@
 //   constant within 30%). The client releases each result as it arrives (keepOutputs false)
 //   and the report keeps 10,000 task records, so memory stays flat and the figure is the
 //   per-task cost of scheduling, executing and metering.
-import { pathToFileURL } from "node:url";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { getHeapStatistics } from "node:v8";
 import { simulate, type SimOptions } from "../src/sim/index.js";
-import { round } from "./support.js";
+import { bundleForChild, collectGarbage, round } from "./support.js";
 
 interface Measurement {
   suite: "sim";
@@ -42,8 +47,7 @@ function option(argv: readonly string[], name: string): string | undefined {
 }
 
 async function measure(name: string, workload: string, options: SimOptions): Promise<Measurement> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
+  collectGarbage();
   let peakHeap = heapUsed();
   const cpu0 = process.cpuUsage();
   const start = performance.now();
@@ -78,8 +82,39 @@ async function measure(name: string, workload: string, options: SimOptions): Pro
 }
 
 
+const SELF = fileURLToPath(import.meta.url);
+const PARTS = ["shuffle", "map"] as const;
+
 export async function run(argv: string[]): Promise<void> {
   const only = option(argv, "only");
+  if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {
+    throw new Error(`bench sim: --only takes ${PARTS.join(" or ")}, not ${JSON.stringify(only)}`);
+  }
+  if (argv.includes("--in-process") || argv.includes("--child")) {
+    await measureParts(argv, only);
+    return;
+  }
+  const bundle = await bundleForChild(SELF, "sim");
+  try {
+    const rest = argv.filter((a, i) => !(a === "--only" || a.startsWith("--only=") || argv[i - 1] === "--only"));
+    for (const part of only === undefined ? PARTS : [only]) {
+      const command = bundle === null ? ["--import", "tsx", SELF] : [bundle.file];
+      const child = spawnSync(process.execPath, ["--expose-gc", ...command, "--child", `--only=${part}`, ...rest], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      if (child.status !== 0) throw new Error(`bench sim: child for ${part} failed (status ${child.status})`);
+      const runner = bundle === null ? "node --import tsx" : "node, esbuild bundle";
+      for (const line of child.stdout.trim().split("\n")) {
+        console.log(JSON.stringify({ ...(JSON.parse(line) as Record<string, unknown>), process: `child (${runner})` }));
+      }
+    }
+  } finally {
+    bundle?.cleanup();
+  }
+}
+
+async function measureParts(argv: readonly string[], only: string | undefined): Promise<void> {
   const workers = Number(option(argv, "workers") ?? 16);
   if (only === undefined || only === "shuffle") {
     const size = Number(option(argv, "shuffle-size") ?? 100_000);

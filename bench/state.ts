@@ -14,8 +14,6 @@
 //   npm run bench -- state --only w1 --w1-n 100000 --repeat 1 --node-flags=--optimize-for-size
 //   npm run bench -- state --warmup 1      # one untimed run per workload first (JIT warm-up)
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
@@ -28,6 +26,7 @@ import {
   type StateMachineEvent,
   type TaskState,
 } from "../src/state/index.js";
+import { bundleForChild, collectGarbage, round } from "./support.js";
 
 const LOCAL_ADDRESS = "tcp://10.0.0.1:8000";
 const remoteAddress = (r: number): string => `tcp://10.0.1.${r}:8000`;
@@ -341,9 +340,8 @@ let peakLiveHeap = 0;
 function sampleHeap(): void {
   const used = process.memoryUsage().heapUsed;
   if (used > peakHeapUsed) peakHeapUsed = used;
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc !== undefined) {
-    gc();
+  if ((globalThis as { gc?: unknown }).gc !== undefined) {
+    collectGarbage();
     const live = process.memoryUsage().heapUsed;
     if (live > peakLiveHeap) peakLiveHeap = live;
   }
@@ -518,19 +516,16 @@ function runWorkload(name: string, options: Options): RunResult {
   }
 }
 
-const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
-
 /** Runs `repeat` times in this process; the median run (by seconds) as one JSON object. */
 function runRepeated(name: string, options: Options): Record<string, unknown> {
-  const gc = (globalThis as { gc?: () => void }).gc;
   const warmupSeconds: number[] = [];
   for (let i = 0; i < options.warmup; i++) {
-    gc?.();
+    collectGarbage();
     warmupSeconds.push(round(runWorkload(name, options).seconds, 4));
   }
   const runs: RunResult[] = [];
   for (let i = 0; i < options.repeat; i++) {
-    gc?.();
+    collectGarbage();
     const cpu0 = cpuNow();
     const run = runWorkload(name, options);
     run.extra["process_cpu_seconds_incl_checks"] = round(cpuNow() - cpu0, 4);
@@ -571,28 +566,6 @@ function runRepeated(name: string, options: Options): Record<string, unknown> {
 
 const SELF = fileURLToPath(import.meta.url);
 
-/** Bundle this file with esbuild so children run on plain `node` (no loader thread). */
-async function bundleSelf(): Promise<{ file: string; cleanup(): void } | null> {
-  try {
-    const esbuild = await import("esbuild");
-    const dir = mkdtempSync(join(tmpdir(), "spanwork-bench-state-"));
-    const file = join(dir, "state-bench.mjs");
-    await esbuild.build({
-      entryPoints: [SELF],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      outfile: file,
-      logLevel: "silent",
-      external: ["@opentelemetry/*"],
-    });
-    return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-  } catch {
-    return null;
-  }
-}
-
 function childArgs(options: Options, workload: string): string[] {
   return [
     "--child",
@@ -630,7 +603,7 @@ export async function run(argv: string[]): Promise<void> {
     }
     return;
   }
-  const bundle = options.tsxChild ? null : await bundleSelf();
+  const bundle = options.tsxChild ? null : await bundleForChild(SELF, "state");
   try {
     for (const name of options.only) {
       const command = [

@@ -1,4 +1,7 @@
 // Small helpers shared by the benchmark suites.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Median of a non-empty list (the upper middle for an even count). */
 export function median(values: readonly number[]): number {
@@ -19,7 +22,58 @@ export function jsonLines(suite: string): (record: Record<string, unknown>) => v
   };
 }
 
-/** A full collection when node runs with --expose-gc (npm run bench does); else nothing. */
+type GcOptions = { type: "major" | "minor"; execution: "sync" | "async" };
+
+/**
+ * A full collection when node runs with --expose-gc (npm run bench does); else nothing.
+ * Not a bare `gc()`: on Node 20 that is V8's "collect all available garbage", which also
+ * throws away optimized code, so the next timed run starts from a cold JIT (measured: W1
+ * ran 1.7x slower after each `gc()`, with 3x the optimizations and deopts of a run after a
+ * plain major collection). `{ type: "major", execution: "sync" }` frees the same garbage
+ * and keeps the compiled code.
+ */
 export function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
+  (globalThis as { gc?: (options?: GcOptions) => void }).gc?.({ type: "major", execution: "sync" });
+}
+
+/** A benchmark file bundled for a child process, and how to remove it. */
+export interface ChildBundle {
+  readonly file: string;
+  cleanup(): void;
+}
+
+/**
+ * Bundles `entry` with esbuild so that children run it on plain `node`: no tsx loader
+ * thread, no transform cost, no source-mapped stack traces in the timed region. The
+ * dependencies are bundled too (the bundle lives in a temp directory, where node_modules
+ * cannot be resolved); a `require` shim lets CommonJS ones (yaml) load node builtins.
+ * Null when esbuild is missing.
+ */
+export async function bundleForChild(entry: string, name: string): Promise<ChildBundle | null> {
+  let esbuild: typeof import("esbuild");
+  try {
+    esbuild = await import("esbuild");
+  } catch {
+    return null;
+  }
+  const dir = mkdtempSync(join(tmpdir(), `spanwork-bench-${name}-`));
+  const file = join(dir, `${name}-bench.mjs`);
+  const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
+  try {
+    await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      outfile: file,
+      logLevel: "silent",
+      external: ["@opentelemetry/*", "playwright-core", "esbuild"],
+      banner: { js: 'import { createRequire as __spanworkRequire } from "node:module"; const require = __spanworkRequire(import.meta.url);' },
+    });
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+  return { file, cleanup };
 }

@@ -69,6 +69,15 @@ export class RealClock implements WorkerClock {
 export interface VirtualClockOptions {
   /** Initial time in seconds (default 0). */
   start?: number;
+  /**
+   * How the driver settles before each timer. "macrotask" (default): one event-loop turn
+   * (`setImmediate`), so already-queued immediates and `process.nextTick` callbacks run too.
+   * "microtasks": wait only until the microtask queue is empty (a `process.nextTick`, which
+   * Node runs once the queue has drained), with no event-loop turn: about 1 µs cheaper per
+   * timer, for drivers whose timer callbacks only use promises (the simulator). Immediates
+   * and I/O callbacks then wait until the run returns.
+   */
+  settle?: "macrotask" | "microtasks";
 }
 
 export interface VirtualRunOptions {
@@ -120,7 +129,14 @@ export class VirtualClock implements WorkerClock {
     const start = options.start ?? 0;
     if (!Number.isFinite(start)) throw new RangeError(`VirtualClock start must be a finite number, got ${start}`);
     this.#now = start;
+    const settle = options.settle ?? "macrotask";
+    if (settle !== "macrotask" && settle !== "microtasks") {
+      throw new RangeError(`VirtualClock settle must be "macrotask" or "microtasks", got ${JSON.stringify(settle)}`);
+    }
+    this.#settleOnTick = settle === "microtasks";
   }
+
+  readonly #settleOnTick: boolean;
 
   now(): number {
     return this.#now;
@@ -175,9 +191,14 @@ export class VirtualClock implements WorkerClock {
     },
   };
 
-  /** Lets every pending microtask (and already-queued immediates) settle without moving time. */
+  /**
+   * Lets every pending microtask settle without moving time (with the "macrotask" mode,
+   * already-queued immediates and ticks too).
+   */
   settle(): Promise<void> {
-    return new Promise<void>((resolve) => setImmediate(resolve));
+    // process.nextTick callbacks run only after V8 has drained the whole microtask queue,
+    // including microtasks queued while draining.
+    return new Promise<void>((resolve) => (this.#settleOnTick ? process.nextTick(resolve) : setImmediate(resolve)));
   }
 
   /**

@@ -32,6 +32,36 @@ describe("VirtualClock", () => {
     expect(log).toEqual(["x@1", "y@1.5", "x@2", "y@2.5", "x@3"]);
   });
 
+  it.each(["macrotask", "microtasks"] as const)("settle mode %s lets deep promise chains settle before the next timer", async (settle) => {
+    const clock = new VirtualClock({ settle });
+    const log: string[] = [];
+    // 200 chained continuations queued by the first timer: a fixed number of awaits in the
+    // driver would not cover them.
+    clock.setTimer(1, () => {
+      let chain = Promise.resolve();
+      for (let i = 0; i < 200; i++) chain = chain.then(() => undefined);
+      void chain.then(() => log.push(`chain done @${clock.now()}`));
+    });
+    clock.setTimer(1, () => log.push(`second timer @${clock.now()}`));
+    await clock.runUntilIdle();
+    expect(log).toEqual(["chain done @1", "second timer @1"]);
+  });
+
+  it("microtasks mode does not turn the event loop, so immediates wait for the run to return", async () => {
+    const clock = new VirtualClock({ settle: "microtasks" });
+    const log: string[] = [];
+    clock.setTimer(1, () => setImmediate(() => log.push("immediate")));
+    clock.setTimer(2, () => log.push("timer 2"));
+    await clock.runUntilIdle();
+    expect(log).toEqual(["timer 2"]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(["timer 2", "immediate"]);
+  });
+
+  it("rejects an unknown settle mode", () => {
+    expect(() => new VirtualClock({ settle: "never" as "macrotask" })).toThrow(/settle must be "macrotask" or "microtasks", got "never"/);
+  });
+
   it("sleep(0) and past timers fire at now, after already queued timers of the same time", async () => {
     const clock = new VirtualClock({ start: 5 });
     const fired: string[] = [];
