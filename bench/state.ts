@@ -7,12 +7,15 @@
 // By default each workload runs in a fresh child process (`node` on an esbuild bundle of
 // this file, so the numbers are not polluted by earlier workloads nor by tsx's loader
 // thread); `--in-process` runs everything here, `--tsx-child` uses `node --import tsx`.
+// One untimed warm-up run per workload comes first (`--warmup N`, default 1), so the timed
+// runs measure compiled code as a long-running worker runs it; its seconds are reported
+// (`warmup_runs_seconds`: the cold-JIT figure), and it alone measures the live heap.
 //
 //   npm run bench -- state
 //   npm run bench -- state --only w1 --w1-n 100000 --repeat 1
 //   node --import tsx bench/state.ts --only w2 --w2-n 6 --trace   # every event and its output
 //   npm run bench -- state --only w1 --w1-n 100000 --repeat 1 --node-flags=--optimize-for-size
-//   npm run bench -- state --warmup 1      # one untimed run per workload first (JIT warm-up)
+//   npm run bench -- state --warmup 0      # no untimed run first (default 1: JIT warm-up, live heap)
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -68,7 +71,7 @@ function parseOptions(argv: readonly string[]): Options {
     tsxChild: false,
     trace: false,
     nodeFlags: [],
-    warmup: 0,
+    warmup: 1,
   };
   const numeric: Record<string, keyof Options> = {
     "--w1-n": "w1N",
@@ -335,15 +338,22 @@ interface RunResult {
 }
 
 let peakHeapUsed = 0;
-let peakLiveHeap = 0;
-/** Heap in use at the end of the compute phase (the peak of live tasks), before and after a full GC. */
+let peakLiveHeap: number | null = null;
+/** Set during the untimed warm-up runs: only they pay for a full collection (see below). */
+let measureLiveHeap = false;
+/**
+ * Heap in use at the end of the compute phase (the peak of live tasks). In warm-up runs,
+ * also after a full GC (the live heap): a full collection deoptimizes the code that
+ * referenced dead objects (bench/support.ts), so timed runs never do one.
+ */
 function sampleHeap(): void {
   const used = process.memoryUsage().heapUsed;
   if (used > peakHeapUsed) peakHeapUsed = used;
-  if ((globalThis as { gc?: unknown }).gc !== undefined) {
-    collectGarbage();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (measureLiveHeap && gc !== undefined) {
+    gc();
     const live = process.memoryUsage().heapUsed;
-    if (live > peakLiveHeap) peakLiveHeap = live;
+    if (peakLiveHeap === null || live > peakLiveHeap) peakLiveHeap = live;
   }
 }
 
@@ -521,7 +531,9 @@ function runRepeated(name: string, options: Options): Record<string, unknown> {
   const warmupSeconds: number[] = [];
   for (let i = 0; i < options.warmup; i++) {
     collectGarbage();
+    measureLiveHeap = true;
     warmupSeconds.push(round(runWorkload(name, options).seconds, 4));
+    measureLiveHeap = false;
   }
   const runs: RunResult[] = [];
   for (let i = 0; i < options.repeat; i++) {

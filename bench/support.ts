@@ -22,18 +22,21 @@ export function jsonLines(suite: string): (record: Record<string, unknown>) => v
   };
 }
 
-type GcOptions = { type: "major" | "minor"; execution: "sync" | "async" };
+type GcOptions = { type: "major" | "minor"; execution?: "sync" | "async" };
 
 /**
- * A full collection when node runs with --expose-gc (npm run bench does); else nothing.
- * Not a bare `gc()`: on Node 20 that is V8's "collect all available garbage", which also
- * throws away optimized code, so the next timed run starts from a cold JIT (measured: W1
- * ran 1.7x slower after each `gc()`, with 3x the optimizations and deopts of a run after a
- * plain major collection). `{ type: "major", execution: "sync" }` frees the same garbage
- * and keeps the compiled code.
+ * Between timed runs, when node runs with --expose-gc (npm run bench does): a collection of
+ * the young generation, which frees the previous run's short-lived garbage.
+ *
+ * Not a full collection: on Node 20 a full one (`gc()`, `gc(false)`) deoptimizes the code
+ * that referenced the previous run's dead objects (V8's "weak objects" deopt reason: 198
+ * deopts over 4 W1 runs, measured with --trace-deopt), so every timed run after it started
+ * from a cold JIT and ran 1.7-2x slower. A long-running worker never pays that; what is
+ * left of the previous run in the old generation is collected during the next run and
+ * charged to it, which errs against us.
  */
 export function collectGarbage(): void {
-  (globalThis as { gc?: (options?: GcOptions) => void }).gc?.({ type: "major", execution: "sync" });
+  (globalThis as { gc?: (options?: GcOptions) => void }).gc?.({ type: "minor" });
 }
 
 /** A benchmark file bundled for a child process, and how to remove it. */

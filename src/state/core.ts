@@ -6,7 +6,7 @@ import type { Instruction } from "./instructions.js";
 import { addressHost } from "./address.js";
 import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } from "./errors.js";
 import { BoundedLog, DEFAULT_LOG_LENGTH, StateLog, type LogEntry } from "./log.js";
-import { PrioritySet } from "./priority-set.js";
+import { PrioritySet, SlotPrioritySet } from "./priority-set.js";
 import { RecommendationStack, type Recommendation } from "./recommendations.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
@@ -92,8 +92,8 @@ export class StateCore {
 
   readonly tasks = new Map<Key, TaskState>();
   running = true;
-  readonly ready = new PrioritySet<TaskState>(priorityOf);
-  readonly constrained = new PrioritySet<TaskState>(priorityOf);
+  readonly ready = new SlotPrioritySet<TaskState>(priorityOf);
+  readonly constrained = new SlotPrioritySet<TaskState>(priorityOf);
   readonly waiting = new Set<TaskState>();
   readonly executing = new Set<TaskState>();
   readonly longRunning = new Set<TaskState>();

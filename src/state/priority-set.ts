@@ -1,7 +1,8 @@
 // A set ordered by priority (dask's HeapSet): O(log n) add/pop, O(1) has/discard.
 //
 // Binary heap over parallel arrays (item, priority captured at insertion, insertion
-// sequence) plus a Map item → sequence of its live entry. `discard` only forgets the
+// sequence) plus the membership item → sequence of its live entry (a Map, or fields on
+// the items for SlotPrioritySet). `discard` only forgets the
 // membership; the heap entry becomes stale and is skipped when it reaches the top, and the
 // arrays are compacted when stale entries outnumber live ones. Unlike dask's HeapSet, a
 // re-added item always takes its new priority and a new rank: its stale entry can never
@@ -66,13 +67,33 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   }
 
   has(item: T): boolean {
-    return this.live.has(item);
+    return this.liveSeq(item) !== undefined;
+  }
+
+  // ---- membership: item → sequence of its live entry. A Map here; SlotPrioritySet keeps
+  // it on the items themselves (no hashing, and no Map of every queued task to walk).
+
+  protected liveSeq(item: T): number | undefined {
+    return this.live.get(item);
+  }
+
+  protected markLive(item: T, seq: number): void {
+    this.live.set(item, seq);
+  }
+
+  /** Forget `item`'s membership; whether it was a member. */
+  protected unmarkLive(item: T): boolean {
+    return this.live.delete(item);
+  }
+
+  protected clearLive(): void {
+    this.live.clear();
   }
 
   add(item: T): void {
-    if (this.live.has(item)) return;
+    if (this.liveSeq(item) !== undefined) return;
     const seq = this.nextSeq++;
-    this.live.set(item, seq);
+    this.markLive(item, seq);
     const priority = this.priorityOf(item) ?? EMPTY_PRIORITY;
     const f = priority.length > 0 ? (priority[0] as number) : -Infinity;
     const sec = priority.length > 1 ? (priority[1] as number) : -Infinity;
@@ -101,10 +122,11 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
 
   /** Remove `item` if present; returns whether it was. */
   discard(item: T): boolean {
-    if (!this.live.delete(item)) return false;
-    if (this.live.size === 0) {
+    if (!this.unmarkLive(item)) return false;
+    const size = this.size;
+    if (size === 0) {
       this.resetArrays();
-    } else if (this.items.length + this.runItems.length - this.runHead > 2 * this.live.size + 32) {
+    } else if (this.items.length + this.runItems.length - this.runHead > 2 * size + 32) {
       this.compact();
     }
     return true;
@@ -128,17 +150,16 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
       top = this.items[0] as T;
       this.removeTop();
     }
-    this.live.delete(top);
-    if (this.live.size === 0) this.resetArrays();
+    this.unmarkLive(top);
+    if (this.size === 0) this.resetArrays();
     return top;
   }
 
   /** Drop stale tops; whether the most urgent live entry heads the run (null: empty). */
   private topIsRun(): boolean | null {
     this.dropStaleTop();
-    const live = this.live;
     // advanceRun may replace the run arrays: re-read them on every step.
-    while (this.runHead < this.runItems.length && live.get(this.runItems[this.runHead] as T) !== this.runSeqs[this.runHead]) {
+    while (this.runHead < this.runItems.length && this.liveSeq(this.runItems[this.runHead] as T) !== this.runSeqs[this.runHead]) {
       this.advanceRun();
     }
     const h = this.runHead;
@@ -189,21 +210,21 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   }
 
   clear(): void {
-    this.live.clear();
+    this.clearLive();
     this.resetArrays();
   }
 
   sorted(): T[] {
     const entries: { item: T; priority: Priority; seq: number }[] = [];
-    const { items, priorities, seqs, live } = this;
+    const { items, priorities, seqs } = this;
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as T;
-      if (live.get(item) === seqs[i]) entries.push({ item, priority: priorities[i] as Priority, seq: seqs[i] as number });
+      if (this.liveSeq(item) === seqs[i]) entries.push({ item, priority: priorities[i] as Priority, seq: seqs[i] as number });
     }
     for (let i = this.runHead; i < this.runItems.length; i++) {
       const item = this.runItems[i] as T;
       const seq = this.runSeqs[i] as number;
-      if (live.get(item) === seq) entries.push({ item, priority: this.runPriorities[i] as Priority, seq });
+      if (this.liveSeq(item) === seq) entries.push({ item, priority: this.runPriorities[i] as Priority, seq });
     }
     entries.sort((a, b) => comparePriority(a.priority, b.priority) || a.seq - b.seq);
     return entries.map((e) => e.item);
@@ -328,8 +349,8 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   }
 
   private dropStaleTop(): void {
-    const { items, seqs, live } = this;
-    while (items.length > 0 && live.get(items[0] as T) !== seqs[0]) this.removeTop();
+    const { items, seqs } = this;
+    while (items.length > 0 && this.liveSeq(items[0] as T) !== seqs[0]) this.removeTop();
   }
 
   private resetArrays(): void {
@@ -343,7 +364,7 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   }
 
   private compact(): void {
-    const { items, priorities, seqs, firsts, seconds, live } = this;
+    const { items, priorities, seqs, firsts, seconds } = this;
     const keptItems: T[] = [];
     const keptPriorities: Priority[] = [];
     const keptSeqs: number[] = [];
@@ -351,7 +372,7 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     const keptSeconds: number[] = [];
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as T;
-      if (live.get(item) === seqs[i]) {
+      if (this.liveSeq(item) === seqs[i]) {
         keptItems.push(item);
         keptPriorities.push(priorities[i] as Priority);
         keptSeqs.push(seqs[i] as number);
@@ -373,7 +394,7 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     const runSeconds: number[] = [];
     for (let i = this.runHead; i < this.runItems.length; i++) {
       const item = this.runItems[i] as T;
-      if (live.get(item) === this.runSeqs[i]) {
+      if (this.liveSeq(item) === this.runSeqs[i]) {
         run.push(item);
         runPriorities.push(this.runPriorities[i] as Priority);
         runSeqs.push(this.runSeqs[i] as number);
@@ -387,5 +408,49 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     this.runFirsts = runFirsts;
     this.runSeconds = runSeconds;
     this.runHead = 0;
+  }
+}
+
+/** An item that can carry its membership of one SlotPrioritySet at a time. */
+export interface QueueSlot {
+  /** @internal the SlotPrioritySet holding this item, or null */
+  _queue: object | null;
+  /** @internal sequence of the item's live entry in `_queue` */
+  _queueSeq: number;
+}
+
+/**
+ * A PrioritySet that records membership on the items (`_queue`, `_queueSeq`) instead of
+ * in a Map: for queues whose items are in at most one such queue at a time (a task is
+ * either ready or constrained). `add` of an item held by another slot queue throws.
+ */
+export class SlotPrioritySet<T extends QueueSlot> extends PrioritySet<T> {
+  private count = 0;
+
+  override get size(): number {
+    return this.count;
+  }
+
+  protected override liveSeq(item: T): number | undefined {
+    return item._queue === this ? item._queueSeq : undefined;
+  }
+
+  protected override markLive(item: T, seq: number): void {
+    if (item._queue !== null) throw new Error(`SlotPrioritySet.add: ${String(item)} is already in another queue`);
+    item._queue = this;
+    item._queueSeq = seq;
+    this.count++;
+  }
+
+  protected override unmarkLive(item: T): boolean {
+    if (item._queue !== this) return false;
+    item._queue = null;
+    this.count--;
+    return true;
+  }
+
+  protected override clearLive(): void {
+    for (const item of this.sorted()) item._queue = null;
+    this.count = 0;
   }
 }

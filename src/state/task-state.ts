@@ -70,6 +70,10 @@ export class TaskState {
   _extras: TaskExtras | null = null;
   /** @internal the recommendation pending for this task in its WorkerState's main stack */
   _pendingRec: object | null = null;
+  /** @internal the ready or constrained queue holding this task (SlotPrioritySet), or null */
+  _queue: object | null = null;
+  /** @internal */
+  _queueSeq = 0;
 
   constructor(key: Key) {
     this.key = key;

@@ -14,6 +14,7 @@ import {
   GatherDepSuccessEvent,
   PrioritySet,
   RemoveReplicasEvent,
+  SlotPrioritySet,
   UpdateDataEvent,
   WorkerState,
   keySplit,
@@ -67,43 +68,87 @@ describe("PrioritySet", () => {
   });
 });
 
-describe("PrioritySet against a sorted-list model", () => {
-  it("agrees on pop order under random add/discard/pop", () => {
+class Slotted {
+  _queue: object | null = null;
+  _queueSeq = 0;
+  constructor(readonly id: number) {}
+  toString(): string {
+    return `item ${this.id}`;
+  }
+}
+
+describe.each([
+  ["PrioritySet", (priorityOf: (item: Slotted) => number[] | null) => new PrioritySet<Slotted>(priorityOf)],
+  ["SlotPrioritySet", (priorityOf: (item: Slotted) => number[] | null) => new SlotPrioritySet<Slotted>(priorityOf)],
+])("%s against a sorted-list model", (_name, makeSet) => {
+  it("agrees on pop order under random add/discard/pop, with items moving between two sets", () => {
     let seed = 12345;
     const random = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    const priorities = new Map<number, number[]>();
-    const set = new PrioritySet<number>((item) => priorities.get(item) ?? null);
-    let model: { item: number; priority: number[]; seq: number }[] = [];
+    const items = Array.from({ length: 200 }, (_, i) => new Slotted(i));
+    const priorities = new Map<Slotted, number[]>();
+    const priorityOf = (item: Slotted): number[] | null => priorities.get(item) ?? null;
+    // Two sets, like ready and constrained: an item is in at most one of them.
+    const sets = [makeSet(priorityOf), makeSet(priorityOf)];
+    type Entry = { item: Slotted; priority: number[]; seq: number };
+    const models: Entry[][] = [[], []];
     let seq = 0;
     const compare = (a: number[], b: number[]): number => {
       for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
       return a.length - b.length;
     };
-    for (let step = 0; step < 5000; step++) {
+    const byRank = (a: Entry, b: Entry): number => compare(a.priority, b.priority) || a.seq - b.seq;
+    for (let step = 0; step < 8000; step++) {
       const op = random(10);
-      const item = random(200);
+      const item = items[random(items.length)] as Slotted;
+      const which = random(2);
+      const set = sets[which]!;
       if (op < 5) {
-        if (!set.has(item)) {
+        if (!sets[0]!.has(item) && !sets[1]!.has(item)) {
           const priority = Array.from({ length: 1 + random(3) }, () => random(4));
           priorities.set(item, priority);
           set.add(item);
-          model.push({ item, priority, seq: seq++ });
+          models[which]!.push({ item, priority, seq: seq++ });
         }
       } else if (op < 8) {
-        expect(set.discard(item)).toBe(model.some((e) => e.item === item));
-        model = model.filter((e) => e.item !== item);
+        expect(set.discard(item)).toBe(models[which]!.some((e) => e.item === item));
+        models[which] = models[which]!.filter((e) => e.item !== item);
       } else {
-        model.sort((a, b) => compare(a.priority, b.priority) || a.seq - b.seq);
-        const expected = model.shift();
-        expect(set.pop()).toBe(expected?.item);
+        models[which]!.sort(byRank);
+        expect(set.pop()).toBe(models[which]!.shift()?.item);
       }
-      expect(set.size).toBe(model.length);
+      for (const w of [0, 1]) {
+        expect(sets[w]!.size).toBe(models[w]!.length);
+        expect(sets[w]!.peek()).toBe([...models[w]!].sort(byRank)[0]?.item);
+      }
     }
-    model.sort((a, b) => compare(a.priority, b.priority) || a.seq - b.seq);
-    expect(set.sorted()).toEqual(model.map((e) => e.item));
+    for (const w of [0, 1]) {
+      models[w]!.sort(byRank);
+      expect(sets[w]!.sorted()).toEqual(models[w]!.map((e) => e.item));
+      sets[w]!.clear();
+      expect(sets[w]!.size).toBe(0);
+    }
+    // After clear() every item can join either set again.
+    for (const item of items) sets[item.id % 2]!.add(item);
+    expect(sets[0]!.size + sets[1]!.size).toBe(items.length);
+  });
+});
+
+describe("SlotPrioritySet", () => {
+  it("refuses an item that another slot queue holds, and keeps its own state intact", () => {
+    const a = new SlotPrioritySet<Slotted>(() => [0]);
+    const b = new SlotPrioritySet<Slotted>(() => [0]);
+    const item = new Slotted(1);
+    a.add(item);
+    expect(() => b.add(item)).toThrow(/item 1 is already in another queue/);
+    expect(b.size).toBe(0);
+    expect(a.has(item) && !b.has(item)).toBe(true);
+    expect(b.discard(item)).toBe(false);
+    expect(a.pop()).toBe(item);
+    b.add(item);
+    expect(b.has(item)).toBe(true);
   });
 });
 
