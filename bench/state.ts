@@ -156,7 +156,9 @@ class Driver {
     this.events++;
     if (this.trace !== null) this.trace.push(formatEvent(event), ...instructions.map((i) => `        -> ${formatInstruction(i)}`));
     const byKind = this.byKind;
-    for (const ins of instructions) {
+    // Indexed (like the state machine's hot loops): an array iterator is not always optimised away.
+    for (let i = 0; i < instructions.length; i++) {
+      const ins = instructions[i] as Instruction;
       byKind.set(ins.kind, (byKind.get(ins.kind) ?? 0) + 1);
       if (ins.kind === "Execute") {
         this.fifo.push(ins);
@@ -193,7 +195,8 @@ class Driver {
         );
       } else if (ins.kind === "GatherDep") {
         const data = record<null>();
-        for (const key of ins.toGather) data[key] = null;
+        const keys = ins.toGather;
+        for (let i = 0; i < keys.length; i++) data[keys[i] as string] = null;
         this.send(
           GatherDepSuccessEvent({
             worker: ins.worker,

@@ -83,7 +83,9 @@ function normaliseName(name: string | readonly string[]): readonly string[] {
     return segments;
   }
   if (!Array.isArray(name)) throw new Error(`span name must be a string or an array of strings, got ${typeof name}`);
-  for (const segment of name) {
+  // Indexed loops here and in end(): hot, and an array iterator is not always optimised away.
+  for (let i = 0; i < name.length; i++) {
+    const segment: unknown = name[i];
     if (typeof segment !== "string" || segment === "") {
       throw new Error(`span name ${JSON.stringify(name)} has an empty or non-string segment`);
     }
@@ -243,7 +245,8 @@ export class Span {
     if (endTime < start) throw new Error(`span ${this.label} ends (${endTime}) before it starts (${start})`);
     const children = this.#children;
     if (children !== undefined) {
-      for (const child of children) {
+      for (let i = 0; i < children.length; i++) {
+        const child = children[i]!;
         if (child.#endTime !== undefined) continue;
         if (this.strict) throw new SpanTreeError([`span ${child.label} is still open when its parent ${this.label} ends`]);
         child.end(Math.max(endTime, child.#startTime!));

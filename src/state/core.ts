@@ -159,7 +159,9 @@ export class StateCore {
 
   handleStimulus(events: readonly StateMachineEvent[]): Instruction[] {
     const out: Instruction[] = [];
-    for (const event of events) {
+    // Indexed loops on the hot path: an array iterator is not always optimised away.
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as StateMachineEvent;
       this.stimulusSeq++;
       if (event.kind !== "FindMissingEvent") this.stimulusLog.push(toLoggable(event));
       const recs = this.mainStack;
@@ -342,7 +344,10 @@ export class StateCore {
       const current = ts._whoHas;
       if (sameHolders(current, listed, this.address)) continue;
       const workers = new Set<string>();
-      for (const worker of listed) if (worker !== this.address) workers.add(worker);
+      for (let i = 0; i < listed.length; i++) {
+        const worker = listed[i] as string;
+        if (worker !== this.address) workers.add(worker);
+      }
       const isFetch = ts.state === "fetch";
       if (current !== null) {
         for (const worker of current) {
@@ -406,7 +411,8 @@ function priorityOf(ts: TaskState): Priority | null {
 
 /** Whether `listed` minus `self` is exactly `current` (null = empty). */
 function sameHolders(current: Set<string> | null, listed: readonly string[], self: string | null): boolean {
-  for (const worker of listed) {
+  for (let i = 0; i < listed.length; i++) {
+    const worker = listed[i] as string;
     if (worker !== self && (current === null || !current.has(worker))) return false;
   }
   if (current === null) return true;

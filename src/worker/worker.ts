@@ -147,8 +147,10 @@ function executeRoot(prefix: string): readonly string[] {
 /** Latest end among a root's children: synchronous spill with a modelled duration can end "in the future". */
 function latestChildEnd(root: Span, floor: number): number {
   let latest = floor;
-  for (const child of root.children) {
-    const end = child.endTime;
+  const children = root.children;
+  // Indexed: called on every now() of a stimulus root, and an array iterator is not always optimised away.
+  for (let i = 0; i < children.length; i++) {
+    const end = children[i]!.endTime;
     if (end !== undefined && end > latest) latest = end;
   }
   return latest;

@@ -3,6 +3,7 @@
 import type { StateCore } from "../core.js";
 import type {
   AcquireReplicasEvent,
+  Key,
   FreeKeysEvent,
   RefreshWhoHasEvent,
   RemoveReplicasEvent,
@@ -18,8 +19,9 @@ const REPLICA_PRIORITY = Object.freeze([1]);
 
 export function handleFreeKeys(core: StateCore, ev: FreeKeysEvent, recs: RecommendationStack): void {
   core.logEntry(["free-keys", ev.keys, ev.stimulusId, core.stimulusSeq]);
-  for (const key of ev.keys) {
-    const ts = core.tasks.get(key);
+  const keys = ev.keys;
+  for (let i = 0; i < keys.length; i++) {
+    const ts = core.tasks.get(keys[i] as Key);
     if (ts !== undefined) recs.add(ts, Rec.released);
   }
 }

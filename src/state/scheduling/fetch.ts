@@ -30,8 +30,9 @@ export function ensureCommunicating(
   if (shouldThrottleIncomingTransfers(core)) return;
 
   const candidates = new PeerQueue();
-  for (const [worker, tasks] of core.dataNeeded) {
-    if (core.inFlightWorkers.has(worker) || core.busyWorkers.has(worker)) continue;
+  // forEach: iterating the Map's entries would allocate an entry array per peer.
+  core.dataNeeded.forEach((tasks, worker) => {
+    if (core.inFlightWorkers.has(worker) || core.busyWorkers.has(worker)) return;
     candidates.push({
       priority: (tasks.peek() as TaskState).priority ?? [],
       isRemote: core.host === null || addressHost(worker) !== core.host,
@@ -39,7 +40,7 @@ export function ensureCommunicating(
       worker,
       tasks,
     });
-  }
+  });
 
   for (;;) {
     const peer = candidates.pop();
@@ -58,7 +59,7 @@ export function ensureCommunicating(
     for (let i = 0; i < toGather.length; i++) keys[i] = (toGather[i] as TaskState).key;
     core.logEntry(["gather-dependencies", worker, keys, stimulusId, core.stimulusSeq]);
     const flight = Rec.flight(worker);
-    for (const ts of toGather) recs.add(ts, flight);
+    for (let i = 0; i < toGather.length; i++) recs.add(toGather[i] as TaskState, flight);
     out.push(GatherDep({ worker, toGather: keys, totalNbytes: messageNbytes, stimulusId }));
     core.inFlightWorkers.set(worker, new Set(keys));
     core.transferIncomingCountTotal++;
