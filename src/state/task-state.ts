@@ -40,6 +40,19 @@ interface TaskExtras {
   spanId: string | null;
 }
 
+/**
+ * `set` without `item`, or null when that leaves it empty: a link set (dependents,
+ * waiters, waitingForData) that would become empty is dropped whole instead. V8 gives a
+ * Set whose last entry is deleted a fresh table (a runtime call and ~160 bytes), which
+ * here would be garbage at once. A caller holding the old Set from a public getter sees
+ * it as it was; the task's own getter returns a new, empty Set.
+ */
+export function withoutLink<T>(set: Set<T>, item: T): Set<T> | null {
+  if (set.size === 1) return set.has(item) ? null : set;
+  set.delete(item);
+  return set;
+}
+
 export class TaskState {
   readonly key: Key;
 

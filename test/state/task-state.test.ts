@@ -7,6 +7,7 @@ import {
   GatherDepSuccessEvent,
   keySplit,
 } from "../../src/state/index.js";
+import { withoutLink } from "../../src/state/task-state.js";
 import { taskInState } from "../../src/testing/index.js";
 import { W2, worker } from "./helpers.js";
 
@@ -26,7 +27,37 @@ describe("keySplit (dask's key_split)", () => {
   });
 });
 
+describe("withoutLink", () => {
+  it("deletes the item, and drops the set whole instead of emptying it", () => {
+    const set = new Set(["a", "b"]);
+    expect(withoutLink(set, "a")).toBe(set);
+    expect([...set]).toEqual(["b"]);
+    expect(withoutLink(set, "zzz")).toBe(set); // absent: unchanged
+    expect(withoutLink(set, "b")).toBeNull();
+    expect([...set]).toEqual(["b"]); // the dropped set is not touched
+  });
+});
+
 describe("TaskState", () => {
+  it("link sets read empty through the getters once their last member is gone", () => {
+    const ws = worker();
+    ws.handleStimulus(
+      ComputeTaskEvent({ key: "y", whoHas: { x: [W2] }, nbytes: { x: 10 }, stimulusId: "s1" }),
+    );
+    const y = ws.tasks.get("y")!;
+    const x = ws.tasks.get("x")!;
+    expect([...y.waitingForData].map(String)).toEqual(["<TaskState 'x' flight>"]);
+    ws.handleStimulus(GatherDepSuccessEvent({ worker: W2, totalNbytes: 10, data: { x: 1 }, stimulusId: "s2" }));
+    expect(y.waitingForData.size).toBe(0);
+    expect([...x.waiters]).toEqual([y]); // until y is purged, as in dask
+    ws.handleStimulus(ExecuteSuccessEvent({ key: "y", runId: 0, stimulusId: "s3" }));
+    ws.handleStimulus(FreeKeysEvent({ keys: ["y"], stimulusId: "s4" }));
+    expect(x.waiters.size).toBe(0);
+    expect(y.state).toBe("forgotten");
+    expect(x.dependents.size).toBe(0); // the last dependent is forgotten
+    expect(x.state).toBe("memory"); // until the scheduler frees it too
+  });
+
   it("reprs like dask", () => {
     const ws = worker();
     expect(String(taskInState(ws, "a", "flight").ts)).toBe("<TaskState 'a' flight>");

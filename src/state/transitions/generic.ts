@@ -6,7 +6,7 @@ import type { StateCore } from "../core.js";
 import { StateInvariantError } from "../errors.js";
 import { Rec, type ErrorRecommendation, type RecommendationStack } from "../recommendations.js";
 import { typeName } from "../sizeof.js";
-import { isEmpty, RUN_ID_SENTINEL, type TaskState } from "../task-state.js";
+import { isEmpty, RUN_ID_SENTINEL, withoutLink, type TaskState } from "../task-state.js";
 
 export function invariant(core: StateCore, ts: TaskState, condition: boolean, what: string, stimulusId: string): void {
   if (!condition) {
@@ -33,7 +33,7 @@ export function purgeState(core: StateCore, ts: TaskState): void {
   if (dependencies !== null) {
     for (const dep of dependencies) {
       const waiters = dep._waiters;
-      if (waiters !== null && waiters.delete(ts) && waiters.size === 0) dep._waiters = null;
+      if (waiters !== null) dep._waiters = withoutLink(waiters, ts);
     }
   }
   ts._waitingForData = null;
@@ -154,9 +154,8 @@ export function toMemory(
     for (const dependent of dependents) {
       const waitingForData = dependent._waitingForData;
       if (waitingForData !== null) {
-        waitingForData.delete(ts);
-        if (waitingForData.size > 0) continue;
-        dependent._waitingForData = null;
+        dependent._waitingForData = withoutLink(waitingForData, ts);
+        if (dependent._waitingForData !== null) continue;
       }
       if (dependent.state === "waiting") recs.add(dependent, Rec.ready);
     }

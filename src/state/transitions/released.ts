@@ -2,7 +2,7 @@
 import type { TransitionFn } from "../core.js";
 import type { ErrorRecommendation, MemoryRecommendation } from "../recommendations.js";
 import { Rec } from "../recommendations.js";
-import { isEmpty, RUN_ID_SENTINEL } from "../task-state.js";
+import { isEmpty, RUN_ID_SENTINEL, withoutLink } from "../task-state.js";
 import { ReleaseWorkerDataMsg } from "../instructions.js";
 import { genericError, genericFetch, genericMissing, genericReleased, invariant, purgeState, toMemory } from "./generic.js";
 
@@ -52,10 +52,7 @@ export const releasedForgotten: TransitionFn = (core, ts, _rec, recs, _out, stim
   if (dependencies !== null) {
     for (const dep of dependencies) {
       const dependents = dep._dependents;
-      if (dependents !== null) {
-        dependents.delete(ts);
-        if (dependents.size === 0) dep._dependents = null;
-      }
+      if (dependents !== null) dep._dependents = withoutLink(dependents, ts);
       if (dep.state === "released" && isEmpty(dep._dependents)) recs.add(dep, Rec.forgotten);
     }
   }
