@@ -57,7 +57,7 @@ interface Options {
   warmup: number;
 }
 
-function parseOptions(argv: readonly string[]): Options {
+export function parseOptions(argv: readonly string[]): Options {
   const options: Options = {
     w1N: 20_000,
     w2N: 5_000,
@@ -84,7 +84,9 @@ function parseOptions(argv: readonly string[]): Options {
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const [flag, inline] = arg.includes("=") ? (arg.split("=", 2) as [string, string]) : [arg, undefined];
+    // Split at the first "=" only: --node-flags=--max-semi-space-size=4 keeps its value whole.
+    const eq = arg.indexOf("=");
+    const [flag, inline] = eq < 0 ? [arg, undefined] : [arg.slice(0, eq), arg.slice(eq + 1)];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new Error(`bench state: ${flag} needs a value`);
