@@ -42,33 +42,37 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
 }
 
+/** Names a task model in errors; built only when one is thrown (this runs once per simulated task). */
+function taskModelOf(key: string): string {
+  return `task model of ${JSON.stringify(key)}`;
+}
+
 /** Checks a task model, throwing an error that names the key and the field. */
 export function validateTaskModel(value: unknown, key: string): TaskModel {
-  const where = `task model of ${JSON.stringify(key)}`;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`${where}: runSpec must be a TaskModel object { durations, outputBytes }, got ${describe(value)}`);
+    throw new TypeError(`${taskModelOf(key)}: runSpec must be a TaskModel object { durations, outputBytes }, got ${describe(value)}`);
   }
   const model = value as Record<string, unknown>;
   const durations = model.durations;
   if (typeof durations !== "object" || durations === null || Array.isArray(durations)) {
-    throw new TypeError(`${where}: durations must be an object of activity → seconds, got ${describe(durations)}`);
+    throw new TypeError(`${taskModelOf(key)}: durations must be an object of activity → seconds, got ${describe(durations)}`);
   }
   for (const activity in durations) {
     if (!Object.hasOwn(durations, activity)) continue;
     const seconds = (durations as Record<string, unknown>)[activity];
     if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
-      throw new TypeError(`${where}: durations.${activity} must be a finite number of seconds ≥ 0, got ${describe(seconds)}`);
+      throw new TypeError(`${taskModelOf(key)}: durations.${activity} must be a finite number of seconds ≥ 0, got ${describe(seconds)}`);
     }
   }
   const outputBytes = model.outputBytes;
   if (typeof outputBytes !== "number" || !Number.isInteger(outputBytes) || outputBytes < 0) {
-    throw new TypeError(`${where}: outputBytes must be an integer ≥ 0, got ${describe(outputBytes)}`);
+    throw new TypeError(`${taskModelOf(key)}: outputBytes must be an integer ≥ 0, got ${describe(outputBytes)}`);
   }
   if (model.fail !== undefined && typeof model.fail !== "boolean" && typeof model.fail !== "string") {
-    throw new TypeError(`${where}: fail must be a boolean or a message, got ${describe(model.fail)}`);
+    throw new TypeError(`${taskModelOf(key)}: fail must be a boolean or a message, got ${describe(model.fail)}`);
   }
   if (model.reschedule !== undefined && typeof model.reschedule !== "boolean") {
-    throw new TypeError(`${where}: reschedule must be a boolean, got ${describe(model.reschedule)}`);
+    throw new TypeError(`${taskModelOf(key)}: reschedule must be a boolean, got ${describe(model.reschedule)}`);
   }
   return value as TaskModel;
 }

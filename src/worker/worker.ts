@@ -421,7 +421,8 @@ export class Worker implements DataServer {
    * storing values (and the state machine's own time) is charged to it.
    */
   #handle(event: StateMachineEvent, rootName: readonly string[], outcome: Outcome, split: PrefixWeights | null): void {
-    this.#assertOpen(`handle ${event.kind} (stimulus ${event.stimulusId})`);
+    // The message is built only when it is thrown: this runs for every stimulus.
+    if (this.#status !== "running") this.#assertOpen(`handle ${event.kind} (stimulus ${event.stimulusId})`);
     const start = this.clock.now();
     // The root exists only if something records under it or handling took time (a root
     // with no children, metrics or duration would be dropped below anyway).
