@@ -5,20 +5,29 @@
 //   spill-heavy: 20,000 values of 64 KiB, target = a quarter of their total, then every value
 //                read back once in a seeded shuffled order, against writeFileSync/readFileSync
 //                of the same serialized bytes (goal: ≤ 1.5× the raw file I/O time).
-// spill-heavy also replays the exact file operations the buffer made (writes, reads and
-// unlinks) with bare fs calls: `ratio_to_same_file_ops` is the buffer's own overhead.
-// Options: --only fast|heavy, --fast-n N, --heavy-n N, --heavy-repeat R (median of R runs of
-// raw, buffer and replay, in that order), --value-bytes B, --repeat R (spill-fast),
-// --dir PATH (where spill files go; default os.tmpdir()), --dask (also run dask's reference
-// with /usr/bin/python3 when python3-distributed is installed).
+// spill-heavy runs the buffer over the default FileStore (layout "keys") and over the
+// opt-in layout "slots" (one record each), and replays the exact file operations the buffer
+// made (writes, reads and unlinks) with bare fs calls: `ratio_to_same_file_ops` is the
+// buffer's own overhead.
+// No timed phase follows a mass unlink: the files of a finished phase are truncated to 0
+// bytes and only unlinked after the last timed phase (the replays, whose own unlinks are
+// part of what they measure, run after every raw and buffer round). On ext4 without a
+// journal (this machine's /) creating a file scans past every inode freed in the last
+// ~35 s (find_inode_bit → recently_deleted), so a phase run right after another phase's
+// cleanup paid up to 10x per file create; see docs/spill.md.
+// Options: --only fast|heavy, --fast-n N, --heavy-n N, --heavy-repeat R (median of R rounds
+// of raw then the buffer, then R replays), --layout keys|slots|both (default both),
+// --value-bytes B, --repeat R (spill-fast), --dir PATH (where spill files go; default
+// os.tmpdir()), --dask (also run dask's reference with /usr/bin/python3 when
+// python3-distributed is installed).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
-import { FileStore, SpillBuffer, v8Serializer, type SpillStore } from "../src/spill/index.js";
-import { median, round } from "./support.js";
+import { FileStore, SpillBuffer, v8Serializer, type FileStoreLayout, type SpillStore } from "../src/spill/index.js";
+import { collectGarbage, median, round } from "./support.js";
 
 interface Options {
   only: "fast" | "heavy" | undefined;
@@ -28,6 +37,7 @@ interface Options {
   valueBytes: number;
   repeat: number;
   dir: string;
+  layouts: FileStoreLayout[];
   dask: boolean;
 }
 
@@ -40,6 +50,7 @@ function parse(argv: readonly string[]): Options {
     valueBytes: 64 * 1024,
     repeat: 5,
     dir: os.tmpdir(),
+    layouts: ["keys", "slots"],
     dask: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -79,6 +90,12 @@ function parse(argv: readonly string[]): Options {
       case "--dir":
         options.dir = value();
         break;
+      case "--layout": {
+        const v = value();
+        if (v !== "keys" && v !== "slots" && v !== "both") throw new Error(`bench spill: --layout takes keys, slots or both, not ${JSON.stringify(v)}`);
+        options.layouts = v === "both" ? ["keys", "slots"] : [v];
+        break;
+      }
       case "--dask":
         options.dask = true;
         break;
@@ -90,7 +107,7 @@ function parse(argv: readonly string[]): Options {
 }
 
 const now = (): number => performance.now() / 1000;
-const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
+const collect = collectGarbage;
 
 
 function mulberry32(seed: number): () => number {
@@ -118,33 +135,94 @@ function emit(record: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(record)}\n`);
 }
 
-/** A FileStore that also notes every operation, so the same file I/O can be replayed raw. */
+const OP_WRITE = 0;
+const OP_READ = 1;
+const OP_DELETE = 2;
+
+/**
+ * Store operations as (kind, key index, byte length) in typed arrays: the logs of every
+ * round are kept for the replays, and as objects they would grow the heap that each of
+ * the buffer's garbage collections marks (a later round would run slower than an earlier).
+ */
+class OperationLog {
+  length = 0;
+  private kinds = new Uint8Array(1 << 16);
+  private keyIndexes = new Int32Array(1 << 16);
+  private byteLengths = new Float64Array(1 << 16);
+
+  push(kind: number, keyIndex: number, byteLength: number): void {
+    if (this.length === this.kinds.length) this.grow();
+    this.kinds[this.length] = kind;
+    this.keyIndexes[this.length] = keyIndex;
+    this.byteLengths[this.length] = byteLength;
+    this.length++;
+  }
+
+  at(i: number): { kind: number; keyIndex: number; byteLength: number } {
+    return { kind: this.kinds[i]!, keyIndex: this.keyIndexes[i]!, byteLength: this.byteLengths[i]! };
+  }
+
+  private grow(): void {
+    const kinds = new Uint8Array(this.kinds.length * 2);
+    const keyIndexes = new Int32Array(this.keyIndexes.length * 2);
+    const byteLengths = new Float64Array(this.byteLengths.length * 2);
+    kinds.set(this.kinds);
+    keyIndexes.set(this.keyIndexes);
+    byteLengths.set(this.byteLengths);
+    this.kinds = kinds;
+    this.keyIndexes = keyIndexes;
+    this.byteLengths = byteLengths;
+  }
+}
+
+/**
+ * A FileStore that also notes every operation (its kind, key and byte count), so that the
+ * same file I/O can be replayed raw. It keeps no reference to the bytes: holding every
+ * frame written would keep each value read back alive for the whole run, and the buffer
+ * would be measured with a heap that never frees (fresh pages for every read, longer GCs).
+ * `close()` empties the files, then closes the FileStore, whose removal of the directory
+ * the benchmark defers (see `deferredRemoval`).
+ */
 class RecordingStore implements SpillStore {
-  readonly log: Array<{ op: "write" | "read" | "delete"; key: string; bytes: Uint8Array | readonly Uint8Array[] | null }> = [];
-  constructor(private readonly inner: FileStore) {}
+  readonly log = new OperationLog();
+  constructor(
+    private readonly inner: FileStore,
+    private readonly keyIndex: ReadonlyMap<string, number>,
+  ) {}
   read(key: string, byteLength?: number): Uint8Array {
-    this.log.push({ op: "read", key, bytes: null });
+    this.note(OP_READ, key, byteLength ?? -1);
     return this.inner.read(key, byteLength);
   }
   readFrames(key: string, frameLengths: readonly number[]): Uint8Array[] {
-    this.log.push({ op: "read", key, bytes: null });
+    this.note(OP_READ, key, -1);
     return this.inner.readFrames(key, frameLengths);
   }
   write(key: string, bytes: Uint8Array): void {
-    this.log.push({ op: "write", key, bytes });
+    this.note(OP_WRITE, key, bytes.byteLength);
     this.inner.write(key, bytes);
   }
   writeFrames(key: string, frames: readonly Uint8Array[]): void {
-    this.log.push({ op: "write", key, bytes: frames });
+    let byteLength = 0;
+    for (const frame of frames) byteLength += frame.byteLength;
+    this.note(OP_WRITE, key, byteLength);
     this.inner.writeFrames(key, frames);
   }
   delete(key: string): void {
-    this.log.push({ op: "delete", key, bytes: null });
+    this.note(OP_DELETE, key, -1);
     this.inner.delete(key);
   }
   close(): void {
+    emptyFiles(this.inner.path);
     this.inner.close();
   }
+  private note(kind: number, key: string, byteLength: number): void {
+    this.log.push(kind, this.keyIndex.get(key)!, byteLength);
+  }
+}
+
+/** Truncates every file in `dir` to 0 bytes: frees the space but unlinks nothing (see the header). */
+function emptyFiles(dir: string): void {
+  for (const name of fs.readdirSync(dir)) fs.truncateSync(path.join(dir, name), 0);
 }
 
 function spillFast(options: Options): void {
@@ -201,12 +279,19 @@ function spillHeavy(options: Options): void {
   const n = options.heavyN;
   const size = options.valueBytes;
   const keys = Array.from({ length: n }, (_, i) => `k${i}`);
+  const indexOf = new Map(keys.map((k, i) => [k, i]));
   const values = Array.from({ length: n }, () => randomBytes(size));
   const order = shuffled(n, 0);
   // target in sizeof units: a quarter of what the values weigh.
   const target = Math.floor((n * (size + 64)) / 4);
   // The raw baseline writes exactly the bytes the buffer writes for each value.
   const serialized = values.map((v) => v8Serializer.dump(v));
+  // Directories of finished phases, emptied, removed after the last timed phase.
+  const deferred: Array<() => void> = [];
+  // A closed FileStore's removal of its directory (its descriptors are closed, its index dropped).
+  const deferredRemoval = (dir: fs.PathLike): void => {
+    deferred.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  };
 
   // Raw: each value's bytes written with writeFileSync to its own file, then read back once
   // in the shuffled order with readFileSync (cleanup not timed, like the buffer's close).
@@ -216,18 +301,20 @@ function spillHeavy(options: Options): void {
     for (let i = 0; i < n; i++) fs.writeFileSync(path.join(rawDir, String(i)), serialized[i]!);
     for (const i of order) fs.readFileSync(path.join(rawDir, String(i)));
     const seconds = now() - t;
-    fs.rmSync(rawDir, { recursive: true, force: true });
+    emptyFiles(rawDir);
+    deferred.push(() => fs.rmSync(rawDir, { recursive: true, force: true }));
     return seconds;
   };
 
-  const bufferRun = (): { seconds: number; store: RecordingStore; inSlow: number; metrics: Map<string, number> } => {
-    const store = new RecordingStore(new FileStore({ directory: options.dir }));
+  type BufferRun = { seconds: number; log: OperationLog; inSlow: number; metrics: Map<string, number> };
+  const bufferRun = (layout: FileStoreLayout): BufferRun => {
+    const store = new RecordingStore(new FileStore({ directory: options.dir, layout, fs: { rmSync: deferredRemoval } }), indexOf);
     const buf = new SpillBuffer({ target, store });
     const t = now();
     for (let i = 0; i < n; i++) buf.set(keys[i]!, values[i]);
     for (const i of order) buf.get(keys[i]!);
     const seconds = now() - t;
-    const result = { seconds, store, inSlow: buf.slow.size, metrics: buf.cumulativeMetrics };
+    const result = { seconds, log: store.log, inSlow: buf.slow.size, metrics: buf.cumulativeMetrics };
     buf.close();
     return result;
   };
@@ -235,63 +322,83 @@ function spillHeavy(options: Options): void {
   // The same file operations the buffer made (its writes, reads and deletes, in order),
   // done with bare writeFileSync/readFileSync/unlinkSync: what dask's rules cost in I/O
   // alone, so seconds / this = the buffer's own overhead (or gain, from recycling files).
-  const replayRun = (store: RecordingStore): number => {
+  // A write of key k_i writes serialized[i]: the bytes the buffer wrote (checked by length).
+  const replayRun = (log: OperationLog): number => {
     const replayDir = fs.mkdtempSync(path.join(options.dir, "spanwork-replay-"));
-    const names = new Map(keys.map((k, i) => [k, path.join(replayDir, String(i))]));
-    const replay = store.log.map(({ op, key, bytes }) => ({
-      op,
-      file: names.get(key)!,
-      bytes: bytes === null || bytes instanceof Uint8Array ? bytes : Buffer.concat(bytes),
-    }));
+    const replay = Array.from({ length: log.length }, (_, n) => {
+      const { kind, keyIndex: i, byteLength } = log.at(n);
+      if (kind === OP_WRITE && byteLength !== serialized[i]!.byteLength) {
+        throw new Error(`spill-heavy: the buffer wrote ${byteLength} bytes for ${keys[i]}, not the ${serialized[i]!.byteLength} of its serialized value`);
+      }
+      return { kind, file: path.join(replayDir, String(i)), bytes: serialized[i]! };
+    });
     settle();
     const t = now();
-    for (const { op, file, bytes } of replay) {
-      if (op === "write") fs.writeFileSync(file, bytes!);
-      else if (op === "read") fs.readFileSync(file);
+    for (const { kind, file, bytes } of replay) {
+      if (kind === OP_WRITE) fs.writeFileSync(file, bytes);
+      else if (kind === OP_READ) fs.readFileSync(file);
       else fs.unlinkSync(file);
     }
     const seconds = now() - t;
-    fs.rmSync(replayDir, { recursive: true, force: true });
+    emptyFiles(replayDir);
+    deferred.push(() => fs.rmSync(replayDir, { recursive: true, force: true }));
     return seconds;
   };
 
-  const runs: Array<{ raw: number; buffer: number; sameOps: number }> = [];
-  let last: ReturnType<typeof bufferRun> | undefined;
-  for (let r = 0; r < options.heavyRepeat; r++) {
-    settle();
-    const raw = rawRun();
-    settle();
-    last = bufferRun();
-    const sameOps = replayRun(last.store);
-    runs.push({ raw, buffer: last.seconds, sameOps });
+  const raws: number[] = [];
+  const runs = new Map<FileStoreLayout, BufferRun[]>(options.layouts.map((layout) => [layout, []]));
+  const replays: number[] = [];
+  try {
+    for (let r = 0; r < options.heavyRepeat; r++) {
+      settle();
+      raws.push(rawRun());
+      // Alternate which layout runs first, so that neither always follows the raw run.
+      const layouts = r % 2 === 0 ? options.layouts : [...options.layouts].reverse();
+      for (const layout of layouts) {
+        settle();
+        runs.get(layout)!.push(bufferRun(layout));
+      }
+    }
+    // The store API sees the same operations whatever the layout: replay the first one's.
+    const replayed = runs.get(options.layouts[0]!)!;
+    for (const run of replayed) replays.push(replayRun(run.log));
+  } finally {
+    for (const remove of deferred) remove();
   }
-  const { inSlow, metrics } = last!;
-  const seconds = median(runs.map((run) => run.buffer));
-  const raw = median(runs.map((run) => run.raw));
-  const sameOps = median(runs.map((run) => run.sameOps));
 
-  emit({
-    bench: "spill-heavy",
-    impl: "spanwork",
-    n,
-    value_bytes: size,
-    dir: options.dir,
-    seconds: round(seconds, 3),
-    raw_file_io_seconds: round(raw, 3),
-    ratio_to_raw: round(median(runs.map((run) => run.buffer / run.raw)), 2),
-    goal: "ratio_to_raw <= 1.5",
-    same_file_ops_seconds: round(sameOps, 3),
-    ratio_to_same_file_ops: round(median(runs.map((run) => run.buffer / run.sameOps)), 2),
-    repeat: runs.length,
-    ratios_to_raw: runs.map((run) => round(run.buffer / run.raw, 2)),
-    in_slow_at_end: inSlow,
-    disk_writes: metrics.get("disk-write/count") ?? 0,
-    disk_reads: metrics.get("disk-read/count") ?? 0,
-    mb_per_s: round(((metrics.get("disk-write/bytes") ?? 0) + (metrics.get("disk-read/bytes") ?? 0)) / 1e6 / last!.seconds, 1),
-    seconds_by_activity: Object.fromEntries(
-      [...metrics].filter(([k]) => k.endsWith("/seconds")).map(([k, v]) => [k.slice(0, -"/seconds".length), round(v, 3)]),
-    ),
-  });
+  const raw = median(raws);
+  const sameOps = median(replays);
+  for (const [layout, layoutRuns] of runs) {
+    const last = layoutRuns[layoutRuns.length - 1]!;
+    const { inSlow, metrics } = last;
+    const ratios = layoutRuns.map((run, r) => run.seconds / raws[r]!);
+    emit({
+      bench: "spill-heavy",
+      impl: "spanwork",
+      store_layout: layout,
+      n,
+      value_bytes: size,
+      dir: options.dir,
+      seconds: round(median(layoutRuns.map((run) => run.seconds)), 3),
+      raw_file_io_seconds: round(raw, 3),
+      ratio_to_raw: round(median(ratios), 2),
+      goal: "ratio_to_raw <= 1.5",
+      same_file_ops_seconds: round(sameOps, 3),
+      ratio_to_same_file_ops: round(median(layoutRuns.map((run, r) => run.seconds / replays[r]!)), 2),
+      repeat: layoutRuns.length,
+      ratios_to_raw: ratios.map((ratio) => round(ratio, 2)),
+      seconds_by_round: layoutRuns.map((run) => round(run.seconds, 3)),
+      raw_seconds_by_round: raws.map((seconds) => round(seconds, 3)),
+      same_file_ops_seconds_by_round: replays.map((seconds) => round(seconds, 3)),
+      in_slow_at_end: inSlow,
+      disk_writes: metrics.get("disk-write/count") ?? 0,
+      disk_reads: metrics.get("disk-read/count") ?? 0,
+      mb_per_s: round(((metrics.get("disk-write/bytes") ?? 0) + (metrics.get("disk-read/bytes") ?? 0)) / 1e6 / last.seconds, 1),
+      seconds_by_activity: Object.fromEntries(
+        [...metrics].filter(([k]) => k.endsWith("/seconds")).map(([k, v]) => [k.slice(0, -"/seconds".length), round(v, 3)]),
+      ),
+    });
+  }
 }
 
 function daskReference(): void {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import * as nodeFs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -24,14 +24,26 @@ export interface FileStoreFs {
   rmSync: typeof nodeFs.rmSync;
 }
 
+/**
+ * How a FileStore names its files.
+ * - `"keys"` (default): one file per key, named after it (`spillFileName`); a write goes to a
+ *   temp name and is renamed over the key's name, a delete renames the file away.
+ * - `"slots"`: files are numbered slots (`slot-<n>`) and only the store's in-memory index
+ *   says which slot holds which key: a write fills a free slot and then points the key at
+ *   it, a delete frees the slot. No rename and no hashing; nothing on disk names a key.
+ */
+export type FileStoreLayout = "keys" | "slots";
+
 export interface FileStoreOptions {
   /** Parent of the private spill directory (created if missing); default `os.tmpdir()`. */
   directory?: string;
-  /** fsync every file before renaming it into place (durable across power loss; slower). Default false. */
+  /** Default `"keys"`; see `FileStoreLayout`. */
+  layout?: FileStoreLayout;
+  /** fsync every file before it becomes the key's (durable across power loss; slower). Default false. */
   fsync?: boolean;
   /**
-   * How many files of deleted keys are kept (renamed to private names) to be overwritten
-   * by later writes instead of creating and deleting files; 0 = always unlink. Default 16.
+   * How many files of deleted keys are kept (under private names) to be overwritten by
+   * later writes instead of creating and deleting files; 0 = always unlink. Default 16.
    */
   spareFiles?: number;
   /** At most this many bytes of such spare files; default 64 MiB. */
@@ -40,12 +52,20 @@ export interface FileStoreOptions {
   fs?: Partial<FileStoreFs>;
 }
 
+// One-shot hashing (Node ≥ 20.12) costs a quarter of a Hash object's create/update/digest,
+// and every write of a key that was read back hashes its key again.
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha256", text, "hex")
+    : (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
+
 const READABLE_PREFIX_LENGTH = 40;
 const TEMP_PREFIX = ".tmp-";
+const SLOT_PREFIX = "slot-";
 const DEFAULT_SPARE_FILES = 16;
 const DEFAULT_SPARE_BYTES = 64 * 1024 * 1024;
 
-/** A file that holds no key's bytes any more, kept under a temp name to be overwritten. */
+/** A file that holds no key's bytes any more, kept under a private name to be overwritten. */
 interface SpareFile {
   readonly path: string;
   /** Its length when it was freed (as written by this store). */
@@ -60,6 +80,9 @@ interface KeyFile {
   readonly size: number;
 }
 
+/** Frames up to this length are read through a scratch buffer and copied (see `readFrames`). */
+const SMALL_FRAME_BYTES = 64;
+
 /**
  * The name of the file holding `key`: `s-<readable prefix>-<sha256 of the key, hex>`.
  * The prefix is the lower-cased key cut to 40 characters with everything outside
@@ -69,25 +92,29 @@ interface KeyFile {
  * case still get different names on a case-insensitive file system.
  */
 export function spillFileName(key: Key): string {
-  const hash = createHash("sha256").update(key, "utf8").digest("hex");
+  const hash = sha256Hex(key);
   const prefix = key.slice(0, READABLE_PREFIX_LENGTH).toLowerCase().replace(/[^a-z0-9_.-]/g, "_");
   return `s-${prefix}-${hash}`;
 }
 
 /**
- * The default slow tier: one file per key in a private directory (mode 0700, made with
- * mkdtemp, removed by `close()`). Writes are atomic: the bytes go to a file under a temp
- * name in the same directory, which is then renamed over the key's file, so a crash leaves
- * either the old file or the new one, never a torn one. Synchronous, like the SpillBuffer API.
+ * The default slow tier: files in a private directory (mode 0700, made with mkdtemp,
+ * removed by `close()`). Synchronous, like the SpillBuffer API.
  *
- * Files are recycled: deleting a key renames its file to a temp name (so it is no longer
- * any key's file, at once) and keeps it as a spare, and the next write overwrites a spare
- * instead of creating a file. Creating and deleting files is what costs most on a real
- * file system (block allocation, discards, inode churn); a rename only edits the directory.
+ * Writes are atomic: the bytes go to a file that is no key's, and only a complete write
+ * makes it the key's — renamed over the key's name (layout `"keys"`), or pointed at by the
+ * in-memory index (layout `"slots"`). A failed or interrupted write leaves the key's old
+ * bytes (or none), never a torn file, under the key.
+ *
+ * Files are recycled: deleting a key makes its file a spare (renamed to a temp name in
+ * layout `"keys"`, so that at once no read of the key can find it), and the next write
+ * overwrites a spare instead of creating a file. Creating and deleting files is what costs
+ * most on a real file system (inode allocation, block allocation, discards).
  */
 export class FileStore implements SpillStore {
   /** The private directory holding the spill files. */
   readonly path: string;
+  readonly layout: FileStoreLayout;
   private readonly fs: FileStoreFs;
   private readonly fsync: boolean;
   private readonly maxSpareFiles: number;
@@ -103,24 +130,36 @@ export class FileStore implements SpillStore {
    * is already open for the write that follows. Closed by any other operation.
    */
   private held: { key: Key; fd: number } | null = null;
-  /** Reads ask for one byte more than expected, landing here, to tell a longer file from an exact one in one call. */
+  /** Reads ask for one byte more than expected, landing here, to tell a longer file from an exact one. */
   private readonly probe = Buffer.alloc(1);
-  private tempCounter = 0;
+  /** Where a small first frame (a serializer's header) is read, to be copied into memory of its own. */
+  private readonly scratch = Buffer.alloc(SMALL_FRAME_BYTES);
+  /** `<directory>/.tmp-<pid>-` (layout "keys") or `<directory>/slot-` (layout "slots"). */
+  private readonly newFilePrefix: string;
+  private fileCounter = 0;
   private closed = false;
 
   constructor(options: FileStoreOptions = {}) {
     this.maxSpareFiles = checkCount(options.spareFiles ?? DEFAULT_SPARE_FILES, "spareFiles");
     this.maxSpareBytes = checkCount(options.spareBytes ?? DEFAULT_SPARE_BYTES, "spareBytes");
+    this.layout = checkLayout(options.layout ?? "keys");
     this.fs = { ...defaultFs(), ...options.fs };
     this.fsync = options.fsync ?? false;
     const parent = path.resolve(options.directory ?? os.tmpdir());
     this.fs.mkdirSync(parent, { recursive: true });
     this.path = this.fs.mkdtempSync(path.join(parent, "spanwork-spill-"));
+    this.newFilePrefix = this.inDirectory(this.layout === "keys" ? `${TEMP_PREFIX}${process.pid}-` : SLOT_PREFIX);
   }
 
-  /** Absolute path of the file that holds (or would hold) `key`. */
+  /**
+   * Absolute path of the file that holds `key` (layout "keys": or would hold it). Layout
+   * "slots" has no such path for a key it does not hold: an ENOENT error naming the key.
+   */
   filePath(key: Key): string {
-    return this.files.get(key)?.path ?? this.inDirectory(spillFileName(key));
+    const known = this.files.get(key);
+    if (known !== undefined) return known.path;
+    if (this.layout === "slots") throw noSuchKey(key);
+    return this.inDirectory(spillFileName(key));
   }
 
   /** Number and total bytes of the spare files kept for reuse. */
@@ -148,22 +187,33 @@ export class FileStore implements SpillStore {
   readFrames(key: Key, frameLengths: readonly number[]): Uint8Array[] {
     this.assertOpen(key);
     this.release();
+    const count = frameLengths.length;
+    // A small first frame (the 8-byte header of a binary value) is read into the scratch
+    // buffer and copied into a small array of its own: allocating it as a Buffer of its
+    // own would cost a native allocation (and more GC work) per read.
+    const first = frameLengths[0]!;
+    const smallHead = count > 1 && Number.isInteger(first) && first >= 0 && first <= SMALL_FRAME_BYTES;
+    const targets: Uint8Array[] = new Array<Uint8Array>(count + 1);
     let expected = 0;
-    const frames = frameLengths.map((length) => {
+    for (let i = 0; i < count; i++) {
+      const length = frameLengths[i]!;
       expected += length;
       // Not zero-filled: returned only when the read filled every byte of every frame.
-      return Buffer.allocUnsafeSlow(length);
-    });
+      targets[i] = i === 0 && smallHead ? this.scratch.subarray(0, length) : Buffer.allocUnsafeSlow(length);
+    }
+    targets[count] = this.probe;
     const { fd, writable } = this.openForReading(this.filePath(key));
     let keep = false;
     try {
-      if (this.readAll(fd, [...frames, this.probe]) !== expected) return [this.readWhole(fd)];
+      if (this.readAll(fd, targets) !== expected) return [this.readWhole(fd)];
       keep = writable && this.files.has(key);
-      return frames;
     } finally {
       if (keep) this.held = { key, fd };
       else this.fs.closeSync(fd);
     }
+    targets.length = count;
+    if (smallHead) targets[0] = new Uint8Array(targets[0]!);
+    return targets;
   }
 
   // Read-write, so that the file can become a spare already open for writing; read-only
@@ -179,22 +229,18 @@ export class FileStore implements SpillStore {
   }
 
   // Reads from offset 0 until the buffers are full or the file ends; returns the bytes read.
+  // One readv when the file is at least as long as the buffers (the probe byte is full);
+  // a second one to see the end of a file exactly as long as expected.
   private readAll(fd: number, buffers: readonly Uint8Array[]): number {
     let total = 0;
     let index = 0;
     let offset = 0; // into buffers[index]
+    let pending = buffers;
     for (;;) {
-      while (index < buffers.length && offset === buffers[index]!.byteLength) {
-        index++;
-        offset = 0;
-      }
-      if (index === buffers.length) return total;
-      const pending = buffers.slice(index);
-      if (offset > 0) pending[0] = pending[0]!.subarray(offset);
       let read = this.fs.readvSync(fd, pending as Uint8Array[], total);
       if (read === 0) return total;
       total += read;
-      while (read > 0) {
+      while (read > 0 || (index < buffers.length && offset === buffers[index]!.byteLength)) {
         const room = buffers[index]!.byteLength - offset;
         if (read < room) {
           offset += read;
@@ -204,7 +250,10 @@ export class FileStore implements SpillStore {
           index++;
           offset = 0;
         }
+        if (index === buffers.length) return total;
       }
+      pending = buffers.slice(index);
+      if (offset > 0) (pending as Uint8Array[])[0] = pending[0]!.subarray(offset);
     }
   }
 
@@ -222,15 +271,16 @@ export class FileStore implements SpillStore {
 
   /**
    * Writes the frames back to back (one vectored write when possible) into a spare file
-   * or a new temp file, then renames it over the key's file.
+   * or a new one, then makes it the key's: renamed over the key's name (layout "keys"),
+   * or recorded in the index, the key's previous file becoming a spare (layout "slots").
    */
   writeFrames(key: Key, frames: readonly Uint8Array[]): void {
     this.assertOpen(key);
     this.release();
-    const target = this.filePath(key);
+    const target = this.layout === "keys" ? this.filePath(key) : null;
     const spare = this.spares.pop();
     if (spare !== undefined) this.spareTotal -= spare.size;
-    const file = spare?.path ?? this.tempName();
+    const file = spare?.path ?? this.newFileName();
     let total = 0;
     for (const frame of frames) total += frame.byteLength;
     try {
@@ -242,12 +292,21 @@ export class FileStore implements SpillStore {
       } finally {
         this.fs.closeSync(fd);
       }
-      this.fs.renameSync(file, target);
+      if (target !== null) this.fs.renameSync(file, target);
     } catch (error) {
       this.removeQuietly(file);
       throw error;
     }
-    this.files.set(key, { path: target, size: total });
+    const previous = this.files.get(key);
+    this.files.set(key, { path: target ?? file, size: total });
+    if (target === null && previous !== undefined) {
+      try {
+        this.retireSlot(previous, null);
+      } catch {
+        // The write succeeded: a slot that could not be unlinked is only a leftover file,
+        // no key points at it, and it goes away with the directory.
+      }
+    }
   }
 
   // Positional writes from offset 0: a spare's descriptor may have been read to its end.
@@ -272,31 +331,36 @@ export class FileStore implements SpillStore {
   }
 
   /**
-   * `key` no longer has a file: it is renamed to a temp name and kept as a spare (or
-   * unlinked when the spares are full). A missing file is not an error.
+   * `key` no longer has a file: it becomes a spare (or is unlinked when the spares are
+   * full). Layout "keys" renames it to a temp name first. A missing file is not an error.
    */
   delete(key: Key): void {
     this.assertOpen(key);
     if (this.held !== null && this.held.key !== key) this.release();
-    let fd = this.held?.fd ?? null;
+    const fd = this.held?.fd ?? null;
     this.held = null;
     const entry = this.files.get(key);
-    const file = entry?.path ?? this.filePath(key);
     this.files.delete(key);
+    if (this.layout === "slots") {
+      if (entry !== undefined) this.retireSlot(entry, fd);
+      else if (fd !== null) this.closeQuietly(fd);
+      return;
+    }
+    const file = entry?.path ?? this.filePath(key);
+    let kept = false;
     try {
-      if (entry !== undefined && this.spares.length < this.maxSpareFiles && this.spareTotal + entry.size <= this.maxSpareBytes) {
-        const spare = this.tempName();
+      if (entry !== undefined && this.hasRoomForSpare(entry.size)) {
+        const spare = this.newFileName();
         this.fs.renameSync(file, spare);
-        this.spares.push({ path: spare, size: entry.size, fd });
-        this.spareTotal += entry.size;
-        fd = null;
+        this.addSpare({ path: spare, size: entry.size, fd });
+        kept = true;
       } else {
         this.fs.unlinkSync(file);
       }
     } catch (error) {
       if (!isMissingFile(error)) throw error;
     } finally {
-      if (fd !== null) this.closeQuietly(fd);
+      if (!kept && fd !== null) this.closeQuietly(fd);
     }
   }
 
@@ -312,6 +376,30 @@ export class FileStore implements SpillStore {
     this.fs.rmSync(this.path, { recursive: true, force: true });
   }
 
+  // Layout "slots": a slot no key points at any more is a spare as it is (no rename: its
+  // name was never a key's), or is unlinked when the spares are full.
+  private retireSlot(entry: KeyFile, fd: number | null): void {
+    if (this.hasRoomForSpare(entry.size)) {
+      this.addSpare({ path: entry.path, size: entry.size, fd });
+      return;
+    }
+    if (fd !== null) this.closeQuietly(fd);
+    try {
+      this.fs.unlinkSync(entry.path);
+    } catch (error) {
+      if (!isMissingFile(error)) throw error;
+    }
+  }
+
+  private hasRoomForSpare(size: number): boolean {
+    return this.spares.length < this.maxSpareFiles && this.spareTotal + size <= this.maxSpareBytes;
+  }
+
+  private addSpare(spare: SpareFile): void {
+    this.spares.push(spare);
+    this.spareTotal += spare.size;
+  }
+
   // Closes the descriptor kept from the last read (the next operation is not its delete).
   private release(): void {
     if (this.held === null) return;
@@ -325,8 +413,9 @@ export class FileStore implements SpillStore {
     return `${this.path}${path.sep}${name}`;
   }
 
-  private tempName(): string {
-    return this.inDirectory(`${TEMP_PREFIX}${process.pid}-${++this.tempCounter}`);
+  // A temp name (layout "keys") or a slot (layout "slots"), never used before by this store.
+  private newFileName(): string {
+    return `${this.newFilePrefix}${++this.fileCounter}`;
   }
 
   private assertOpen(key: Key): void {
@@ -345,10 +434,21 @@ export class FileStore implements SpillStore {
     try {
       this.fs.unlinkSync(file);
     } catch {
-      // Best effort: the temp file may never have been created; a leftover one is
-      // invisible to reads (its name is not a key's) and goes away with the directory.
+      // Best effort: the file may never have been created; a leftover one is invisible to
+      // reads (no key's name or index entry points at it) and goes away with the directory.
     }
   }
+}
+
+function noSuchKey(key: Key): Error {
+  return Object.assign(new Error(`ENOENT: the spill store holds no file for key ${JSON.stringify(key)}`), { code: "ENOENT" });
+}
+
+function checkLayout(value: unknown): FileStoreLayout {
+  if (value !== "keys" && value !== "slots") {
+    throw new TypeError(`FileStore layout must be "keys" or "slots"; got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 function checkCount(value: unknown, name: string): number {

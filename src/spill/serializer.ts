@@ -66,8 +66,10 @@ function rawTypeCode(value: ArrayBufferView): number {
   return -1;
 }
 
+// A slice of Node's shared Buffer pool: a small typed array of its own would be moved off
+// the V8 heap (a native allocation) when a store hands it to a write system call.
 function rawHeader(code: number): Uint8Array {
-  const header = new Uint8Array(RAW_HEADER_BYTES);
+  const header = Buffer.allocUnsafe(RAW_HEADER_BYTES).fill(0);
   header[0] = RAW_FORMAT;
   header[1] = code;
   return header;

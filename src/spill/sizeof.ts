@@ -39,19 +39,23 @@ export function safeSizeof(
   warn: (message: string, error?: unknown) => void = (m) => console.warn(m),
   key?: string,
 ): number {
-  const subject = key === undefined ? "" : ` for key ${JSON.stringify(key)}`;
   let size: number;
   try {
     size = sizeofFn(value);
   } catch (error) {
-    warn(`Sizeof calculation failed${subject}: ${describeError(error)}; defaulting to ${SIZEOF_FALLBACK} bytes`, error);
+    warn(`Sizeof calculation failed${forKey(key)}: ${describeError(error)}; defaulting to ${SIZEOF_FALLBACK} bytes`, error);
     return SIZEOF_FALLBACK;
   }
   if (typeof size !== "number" || !Number.isFinite(size) || size < 0) {
-    warn(`Sizeof calculation returned ${String(size)}${subject}; defaulting to ${SIZEOF_FALLBACK} bytes`);
+    warn(`Sizeof calculation returned ${String(size)}${forKey(key)}; defaulting to ${SIZEOF_FALLBACK} bytes`);
     return SIZEOF_FALLBACK;
   }
   return size;
+}
+
+// Built only for a warning: safeSizeof runs on every set and every unspilling get.
+function forKey(key: string | undefined): string {
+  return key === undefined ? "" : ` for key ${JSON.stringify(key)}`;
 }
 
 function describeError(error: unknown): string {

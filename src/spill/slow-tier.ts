@@ -66,9 +66,11 @@ export class SlowTier implements SlowTierView {
   private readonly cache: Map<Key, WeakRef<object>> | null;
   /**
    * Frame lengths of the keys written as several frames, when the store can read frames
-   * back and the serializer can load them: such a value is read without any copy.
+   * back and the serializer can load them: such a value is read without any copy. Two
+   * frames (a header and a binary value's bytes: the common case) are kept as the first
+   * one's length alone, which saves an array per spilled key.
    */
-  private readonly frameLengths: Map<Key, readonly number[]> | null;
+  private readonly frameLengths: Map<Key, number | readonly number[]> | null;
 
   constructor(private readonly options: SlowTierOptions) {
     this.cache = options.weakCache ? new Map() : null;
@@ -156,7 +158,7 @@ export class SlowTier implements SlowTierView {
     this.weightByKey.set(key, Object.freeze({ memory: memoryWeight, disk: diskBytes }));
     if (this.frameLengths !== null) {
       if (bytes instanceof Uint8Array || bytes.length < 2) this.frameLengths.delete(key);
-      else this.frameLengths.set(key, bytes.map((frame) => frame.byteLength));
+      else this.frameLengths.set(key, bytes.length === 2 ? bytes[0]!.byteLength : bytes.map((frame) => frame.byteLength));
     }
     this.memoryTotal += memoryWeight;
     this.diskTotal += diskBytes;
@@ -176,7 +178,9 @@ export class SlowTier implements SlowTierView {
     const { metrics, serializer, codec, store } = this.options;
 
     const frameLengths = this.frameLengths?.get(key);
-    if (frameLengths !== undefined) return this.readFrames(key, weight.disk, frameLengths);
+    if (frameLengths !== undefined) {
+      return this.readFrames(key, weight.disk, typeof frameLengths === "number" ? [frameLengths, weight.disk - frameLengths] : frameLengths);
+    }
 
     const reading = metrics.begin("disk-read");
     let bytes: Uint8Array | undefined;

@@ -10,6 +10,14 @@ describe("v8Serializer", () => {
     expect(v8Serializer.load(bytes)).toEqual(value);
   });
 
+  it("writes the header of a binary value with zeroed reserved bytes, whatever Node's shared pool held", () => {
+    const slice = Buffer.allocUnsafe(8);
+    new Uint8Array(slice.buffer).fill(0xee, slice.byteOffset + 8); // dirty the rest of the pool the next header comes from
+    const [header, payload] = v8Serializer.dumpFrames!(new Int16Array([7])) as [Uint8Array, Uint8Array];
+    expect([...header]).toEqual([0x01, 4, 0, 0, 0, 0, 0, 0]);
+    expect([...v8Serializer.dump(new Int16Array([7]))]).toEqual([...header, ...payload]);
+  });
+
   it("writes binary values raw and brings back the same type and contents, aligned", () => {
     const backing = new ArrayBuffer(64 + 3);
     const values: ArrayBufferView[] = [
