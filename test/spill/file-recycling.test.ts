@@ -1,12 +1,11 @@
 // The FileStore's recycling of deleted keys' files (spares), its reads of known lengths,
 // and the zero-copy read path (readFrames + loadFrames).
-import fc from "fast-check";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileStore, SpillBuffer, SpillReadError, spillFileName, v8Serializer, type SpillStore } from "../../src/spill/index.js";
-import { FakeClock, MemoryStore, RecordingLogger } from "./helpers.js";
+import { bytes, checkFileStoreAgainstModel, openFdCount, FakeClock, MemoryStore, RecordingLogger } from "./helpers.js";
 
 let parent: string;
 const stores: FileStore[] = [];
@@ -34,13 +33,6 @@ function keyFiles(dir: string): string[] {
 function otherFiles(dir: string): string[] {
   return fs.readdirSync(dir).filter((f) => f.startsWith("."));
 }
-
-function bytes(length: number, fill: number): Uint8Array {
-  return new Uint8Array(length).fill(fill);
-}
-
-const openFds = (): number => fs.readdirSync("/proc/self/fd").length;
-const hasProcFds = fs.existsSync("/proc/self/fd");
 
 describe("FileStore recycling of deleted keys' files", () => {
   it("a recycled file is never readable as the key it held, whether it grows or shrinks", () => {
@@ -124,49 +116,14 @@ describe("FileStore recycling of deleted keys' files", () => {
   });
 
   it("matches a model under any sequence of writes, reads and deletes (fast-check)", () => {
-    const keys = ["a", "b", "c", "d"];
-    const op = fc.oneof(
-      fc.record({ op: fc.constant("write" as const), key: fc.constantFrom(...keys), length: fc.nat(300), fill: fc.nat(255), frames: fc.boolean() }),
-      fc.record({ op: fc.constant("read" as const), key: fc.constantFrom(...keys), hinted: fc.boolean() }),
-      fc.record({ op: fc.constant("delete" as const), key: fc.constantFrom(...keys) }),
-    );
-    const before = hasProcFds ? openFds() : 0;
-    fc.assert(
-      fc.property(op.chain((first) => fc.array(op, { maxLength: 40 }).map((rest) => [first, ...rest])), fc.nat(3), (ops, spareFiles) => {
-        const store = new FileStore({ directory: parent, spareFiles, spareBytes: 500 });
-        const model = new Map<string, Uint8Array>();
-        try {
-          for (const step of ops) {
-            if (step.op === "write") {
-              const value = bytes(step.length, step.fill);
-              if (step.frames && step.length >= 8) store.writeFrames(step.key, [value.subarray(0, 8), value.subarray(8)]);
-              else store.write(step.key, value);
-              model.set(step.key, value);
-            } else if (step.op === "read") {
-              const expected = model.get(step.key);
-              if (expected === undefined) {
-                expect(() => store.read(step.key, step.hinted ? 10 : undefined)).toThrow(/ENOENT/);
-              } else {
-                expect([...store.read(step.key, step.hinted ? expected.byteLength : undefined)]).toEqual([...expected]);
-              }
-            } else {
-              store.delete(step.key);
-              model.delete(step.key);
-            }
-            expect(keyFiles(store.path)).toEqual([...model.keys()].map(spillFileName).sort());
-            expect(otherFiles(store.path).length).toBe(store.spareFiles.files);
-            expect(store.spareFiles.files).toBeLessThanOrEqual(spareFiles);
-            expect(store.spareFiles.bytes).toBeLessThanOrEqual(500);
-          }
-          for (const [key, value] of model) expect([...store.read(key)]).toEqual([...value]);
-        } finally {
-          store.close();
-        }
-        expect(fs.existsSync(store.path)).toBe(false);
-      }),
-      { numRuns: 60, seed: 3 },
-    );
-    if (hasProcFds) expect(openFds()).toBe(before); // no descriptor leaks
+    checkFileStoreAgainstModel({
+      parent,
+      seed: 3,
+      checkFiles: (store, model) => {
+        expect(keyFiles(store.path)).toEqual([...model.keys()].map(spillFileName).sort());
+        expect(otherFiles(store.path).length).toBe(store.spareFiles.files);
+      },
+    });
   });
 
   it("keeps at most spareFiles files and spareBytes bytes; 0 always unlinks", () => {
@@ -192,7 +149,7 @@ describe("FileStore recycling of deleted keys' files", () => {
   });
 
   it("close removes the directory with its spare and temp files and closes every descriptor", () => {
-    const before = hasProcFds ? openFds() : 0;
+    const before = openFdCount();
     const store = open();
     store.write("a", bytes(10, 1));
     store.write("b", bytes(10, 2));
@@ -202,7 +159,7 @@ describe("FileStore recycling of deleted keys' files", () => {
     expect(otherFiles(store.path).length).toBe(1);
     store.close();
     expect(fs.existsSync(store.path)).toBe(false);
-    if (hasProcFds) expect(openFds()).toBe(before);
+    if (before !== null) expect(openFdCount()).toBe(before);
     expect(() => store.write("c", bytes(1, 1))).toThrow(/is closed/);
   });
 });

@@ -1,14 +1,13 @@
 // The FileStore's system calls per operation (counted through an injected fs), its opt-in
 // "slots" layout (no renames: an in-memory index says which file holds which key), and the
 // small-frame read path.
-import fc from "fast-check";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileStore, SpillBuffer, spillFileName, type FileStoreFs, type FileStoreLayout, type Serializer } from "../../src/spill/index.js";
-import { RecordingLogger } from "./helpers.js";
+import { bytes, checkFileStoreAgainstModel, RecordingLogger } from "./helpers.js";
 
 let parent: string;
 const stores: FileStore[] = [];
@@ -27,13 +26,6 @@ function open(options: ConstructorParameters<typeof FileStore>[0] = {}): FileSto
   stores.push(store);
   return store;
 }
-
-function bytes(length: number, fill: number): Uint8Array {
-  return new Uint8Array(length).fill(fill);
-}
-
-const openFds = (): number => fs.readdirSync("/proc/self/fd").length;
-const hasProcFds = fs.existsSync("/proc/self/fd");
 
 type CallName = keyof FileStoreFs;
 
@@ -161,52 +153,18 @@ describe('FileStore layout "slots"', () => {
   });
 
   it("matches a model under any sequence of writes, reads and deletes (fast-check)", () => {
-    const keys = ["a", "b", "c", "d"];
-    const op = fc.oneof(
-      fc.record({ op: fc.constant("write" as const), key: fc.constantFrom(...keys), length: fc.nat(300), fill: fc.nat(255), frames: fc.boolean() }),
-      fc.record({ op: fc.constant("read" as const), key: fc.constantFrom(...keys), hinted: fc.boolean() }),
-      fc.record({ op: fc.constant("delete" as const), key: fc.constantFrom(...keys) }),
-    );
-    const before = hasProcFds ? openFds() : 0;
-    fc.assert(
-      fc.property(op.chain((first) => fc.array(op, { maxLength: 40 }).map((rest) => [first, ...rest])), fc.nat(3), (ops, spareFiles) => {
-        const store = new FileStore({ directory: parent, layout: "slots", spareFiles, spareBytes: 500 });
-        const model = new Map<string, Uint8Array>();
-        try {
-          for (const step of ops) {
-            if (step.op === "write") {
-              const value = bytes(step.length, step.fill);
-              if (step.frames && step.length >= 8) store.writeFrames(step.key, [value.subarray(0, 8), value.subarray(8)]);
-              else store.write(step.key, value);
-              model.set(step.key, value);
-            } else if (step.op === "read") {
-              const expected = model.get(step.key);
-              if (expected === undefined) {
-                expect(() => store.read(step.key, step.hinted ? 10 : undefined)).toThrow(/ENOENT/);
-              } else {
-                expect([...store.read(step.key, step.hinted ? expected.byteLength : undefined)]).toEqual([...expected]);
-              }
-            } else {
-              store.delete(step.key);
-              model.delete(step.key);
-            }
-            // One file per key held plus the spares, all slots; distinct keys, distinct files.
-            const held = [...model.keys()].map((key) => path.basename(store.filePath(key)));
-            expect(new Set(held).size).toBe(model.size);
-            expect(files(store).length).toBe(model.size + store.spareFiles.files);
-            expect(files(store).every((f) => /^slot-\d+$/.test(f))).toBe(true);
-            expect(store.spareFiles.files).toBeLessThanOrEqual(spareFiles);
-            expect(store.spareFiles.bytes).toBeLessThanOrEqual(500);
-          }
-          for (const [key, value] of model) expect([...store.read(key)]).toEqual([...value]);
-        } finally {
-          store.close();
-        }
-        expect(fs.existsSync(store.path)).toBe(false);
-      }),
-      { numRuns: 60, seed: 5 },
-    );
-    if (hasProcFds) expect(openFds()).toBe(before); // no descriptor leaks
+    checkFileStoreAgainstModel({
+      parent,
+      layout: "slots",
+      seed: 5,
+      checkFiles: (store, model) => {
+        // One file per key held plus the spares, all slots; distinct keys, distinct files.
+        const held = [...model.keys()].map((key) => path.basename(store.filePath(key)));
+        expect(new Set(held).size).toBe(model.size);
+        expect(files(store).length).toBe(model.size + store.spareFiles.files);
+        expect(files(store).every((f) => /^slot-\d+$/.test(f))).toBe(true);
+      },
+    });
   });
 
   it("a write that fails half-way leaves the key's old bytes; the torn slot is removed, never reused", () => {
