@@ -12,11 +12,10 @@
 //   constant within 30%). The client releases each result as it arrives (keepOutputs false)
 //   and the report keeps 10,000 task records, so memory stays flat and the figure is the
 //   per-task cost of scheduling, executing and metering.
-import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { getHeapStatistics } from "node:v8";
 import { simulate, type SimOptions } from "../src/sim/index.js";
-import { bundleForChild, collectGarbage, round } from "./support.js";
+import { bundleForChild, collectGarbage, round, runChildJsonLines } from "./support.js";
 
 interface Measurement {
   suite: "sim";
@@ -97,18 +96,7 @@ export async function run(argv: string[]): Promise<void> {
   const bundle = await bundleForChild(SELF, "sim");
   try {
     const rest = argv.filter((a, i) => !(a === "--only" || a.startsWith("--only=") || argv[i - 1] === "--only"));
-    for (const part of only === undefined ? PARTS : [only]) {
-      const command = bundle === null ? ["--import", "tsx", SELF] : [bundle.file];
-      const child = spawnSync(process.execPath, ["--expose-gc", ...command, "--child", `--only=${part}`, ...rest], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      if (child.status !== 0) throw new Error(`bench sim: child for ${part} failed (status ${child.status})`);
-      const runner = bundle === null ? "node --import tsx" : "node, esbuild bundle";
-      for (const line of child.stdout.trim().split("\n")) {
-        console.log(JSON.stringify({ ...(JSON.parse(line) as Record<string, unknown>), process: `child (${runner})` }));
-      }
-    }
+    for (const part of only === undefined ? PARTS : [only]) runChildJsonLines("sim", SELF, bundle, ["--child", `--only=${part}`, ...rest]);
   } finally {
     bundle?.cleanup();
   }

@@ -16,7 +16,6 @@
 //   node --import tsx bench/state.ts --only w2 --w2-n 6 --trace   # every event and its output
 //   npm run bench -- state --only w1 --w1-n 100000 --repeat 1 --node-flags=--optimize-for-size
 //   npm run bench -- state --warmup 0      # no untimed run first (default 1: JIT warm-up, live heap)
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
@@ -29,7 +28,7 @@ import {
   type StateMachineEvent,
   type TaskState,
 } from "../src/state/index.js";
-import { bundleForChild, collectGarbage, round } from "./support.js";
+import { bundleForChild, collectGarbage, round, runChildJsonLines } from "./support.js";
 
 const LOCAL_ADDRESS = "tcp://10.0.0.1:8000";
 const remoteAddress = (r: number): string => `tcp://10.0.1.${r}:8000`;
@@ -622,24 +621,7 @@ export async function run(argv: string[]): Promise<void> {
   }
   const bundle = options.tsxChild ? null : await bundleForChild(SELF, "state");
   try {
-    for (const name of options.only) {
-      const command = [
-        "--expose-gc",
-        ...options.nodeFlags,
-        ...(bundle === null ? ["--import", "tsx", SELF] : [bundle.file]),
-      ];
-      const child = spawnSync(process.execPath, [...command, ...childArgs(options, name)], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      if (child.status !== 0) throw new Error(`bench state: child for ${name} failed (status ${child.status})`);
-      for (const line of child.stdout.trim().split("\n")) {
-        const res = JSON.parse(line) as Record<string, unknown>;
-        const runner = bundle === null ? "node --import tsx" : "node, esbuild bundle";
-        const flags = options.nodeFlags.length > 0 ? ` ${options.nodeFlags.join(" ")}` : "";
-        console.log(JSON.stringify({ ...res, process: `child (${runner}${flags})` }));
-      }
-    }
+    for (const name of options.only) runChildJsonLines("state", SELF, bundle, childArgs(options, name), options.nodeFlags);
   } finally {
     bundle?.cleanup();
   }

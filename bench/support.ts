@@ -1,4 +1,5 @@
 // Small helpers shared by the benchmark suites.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,8 +23,6 @@ export function jsonLines(suite: string): (record: Record<string, unknown>) => v
   };
 }
 
-type GcOptions = { type: "major" | "minor"; execution?: "sync" | "async" };
-
 /**
  * Between timed runs, when node runs with --expose-gc (npm run bench does): a collection of
  * the young generation, which frees the previous run's short-lived garbage.
@@ -36,7 +35,7 @@ type GcOptions = { type: "major" | "minor"; execution?: "sync" | "async" };
  * charged to it, which errs against us.
  */
 export function collectGarbage(): void {
-  (globalThis as { gc?: (options?: GcOptions) => void }).gc?.({ type: "minor" });
+  (globalThis as { gc?: (options: { type: "minor" }) => void }).gc?.({ type: "minor" });
 }
 
 /** A benchmark file bundled for a child process, and how to remove it. */
@@ -79,4 +78,28 @@ export async function bundleForChild(entry: string, name: string): Promise<Child
     throw error;
   }
   return { file, cleanup };
+}
+
+/**
+ * Runs `entry` (or its bundle) in a fresh `node --expose-gc [nodeFlags]` with `args`, and
+ * prints each JSON line the child wrote, tagged with how it ran (`process`).
+ */
+export function runChildJsonLines(
+  suite: string,
+  entry: string,
+  bundle: ChildBundle | null,
+  args: readonly string[],
+  nodeFlags: readonly string[] = [],
+): void {
+  const command = bundle === null ? ["--import", "tsx", entry] : [bundle.file];
+  const child = spawnSync(process.execPath, ["--expose-gc", ...nodeFlags, ...command, ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (child.status !== 0) throw new Error(`bench ${suite}: child ${args.join(" ")} failed (status ${child.status})`);
+  const runner = bundle === null ? "node --import tsx" : "node, esbuild bundle";
+  const flags = nodeFlags.length > 0 ? ` ${nodeFlags.join(" ")}` : "";
+  for (const line of child.stdout.trim().split("\n")) {
+    console.log(JSON.stringify({ ...(JSON.parse(line) as Record<string, unknown>), process: `child (${runner}${flags})` }));
+  }
 }

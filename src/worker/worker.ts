@@ -412,8 +412,11 @@ export class Worker implements DataServer {
     return `${name}-${this.#stimulusCount}`;
   }
 
-  #assertOpen(what: string): void {
-    if (this.#status !== "running") throw new Error(`worker ${this.address} is ${this.#status}; cannot ${what}`);
+  // The message is built only when it is thrown: this runs for every stimulus.
+  #assertOpen(action: string, event?: StateMachineEvent): void {
+    if (this.#status === "running") return;
+    const what = event === undefined ? action : `${action} ${event.kind} (stimulus ${event.stimulusId})`;
+    throw new Error(`worker ${this.address} is ${this.#status}; cannot ${what}`);
   }
 
   /**
@@ -421,8 +424,7 @@ export class Worker implements DataServer {
    * storing values (and the state machine's own time) is charged to it.
    */
   #handle(event: StateMachineEvent, rootName: readonly string[], outcome: Outcome, split: PrefixWeights | null): void {
-    // The message is built only when it is thrown: this runs for every stimulus.
-    if (this.#status !== "running") this.#assertOpen(`handle ${event.kind} (stimulus ${event.stimulusId})`);
+    this.#assertOpen("handle", event);
     const start = this.clock.now();
     // The root exists only if something records under it or handling took time (a root
     // with no children, metrics or duration would be dropped below anyway).
