@@ -16,6 +16,8 @@
 import type { Priority } from "./events.js";
 
 const EMPTY_PRIORITY: Priority = [];
+/** Below this many slots an emptied run keeps its arrays (see clearRun). */
+const RUN_REUSE_LIMIT = 1024;
 
 /** Python tuple order: lexicographic, a strict prefix sorts first. */
 export function comparePriority(a: Priority, b: Priority): number {
@@ -200,8 +202,18 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   }
 
   private clearRun(): void {
+    const n = this.runItems.length;
+    if (n < RUN_REUSE_LIMIT) {
+      // Keep the arrays and mark everything consumed: a queue that empties after every
+      // task (a chain) would otherwise allocate five backing stores per add (~800 bytes).
+      for (let i = this.runHead; i < n; i++) {
+        (this.runItems as (T | undefined)[])[i] = undefined;
+        this.runPriorities[i] = EMPTY_PRIORITY;
+      }
+      this.runHead = n;
+      return;
+    }
     this.runHead = 0;
-    if (this.runItems.length === 0) return;
     this.runItems = [];
     this.runPriorities = [];
     this.runSeqs = [];

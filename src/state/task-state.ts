@@ -23,6 +23,14 @@ function hasOwnKeys(record: object): boolean {
   return false;
 }
 
+/**
+ * The restrictions to store on a task: an empty map becomes one shared frozen object, so a
+ * task without restrictions does not keep its event's `{}` alive (~56 bytes a task).
+ */
+export function storedRestrictions(restrictions: ResourceMap): ResourceMap {
+  return hasOwnKeys(restrictions) ? restrictions : NO_RESOURCES;
+}
+
 function isStartStopList(value: StartStop | readonly StartStop[]): value is readonly StartStop[] {
   return Array.isArray(value);
 }

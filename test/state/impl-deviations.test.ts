@@ -134,6 +134,35 @@ describe.each([
     for (const item of items) sets[item.id % 2]!.add(item);
     expect(sets[0]!.size + sets[1]!.size).toBe(items.length);
   });
+
+  it("stays exact when it empties over and over (a chain's ready queue reuses its arrays)", () => {
+    // Rising priorities keep every entry in the sorted run; the queue empties every few
+    // steps, for more than the 1024 slots an emptied run keeps.
+    const items = Array.from({ length: 4 }, (_, i) => new Slotted(i));
+    const priorities = new Map<Slotted, number[]>();
+    const set = makeSet((item) => priorities.get(item) ?? null);
+    let next = 0;
+    let popped = 0;
+    for (let round = 0; round < 3000; round++) {
+      const batch = items.slice(0, 1 + (round % items.length));
+      for (const item of batch) {
+        priorities.set(item, [0, next++]);
+        set.add(item);
+      }
+      expect(set.sorted()).toEqual(batch);
+      if (round % 3 === 0) {
+        for (const item of [...batch].reverse()) expect(set.discard(item)).toBe(true);
+      } else {
+        for (const item of batch) expect(set.pop()).toBe(item);
+        popped += batch.length;
+      }
+      expect(set.size).toBe(0);
+      expect(set.peek()).toBeUndefined();
+      expect(set.pop()).toBeUndefined();
+      expect([...set]).toEqual([]);
+    }
+    expect(popped).toBeGreaterThan(2000);
+  });
 });
 
 describe("SlotPrioritySet", () => {

@@ -4,7 +4,7 @@ import type { ComputeTaskEvent, Priority } from "../events.js";
 import type { Instruction } from "../instructions.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
 import { StateInvariantError } from "../errors.js";
-import { TaskState } from "../task-state.js";
+import { TaskState, storedRestrictions } from "../task-state.js";
 import { taskFinishedMsg } from "../transitions/generic.js";
 
 export function handleComputeTask(
@@ -66,7 +66,7 @@ export function handleComputeTask(
   const stillRunning =
     (ts.state === "cancelled" || ts.state === "resumed") &&
     (ts.previous === "executing" || ts.previous === "long-running");
-  if (!stillRunning) ts.resourceRestrictions = ev.resourceRestrictions;
+  if (!stillRunning) ts.resourceRestrictions = storedRestrictions(ev.resourceRestrictions);
 
   if (core.validate) validateDependencies(ev);
 
