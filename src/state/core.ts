@@ -6,7 +6,7 @@ import type { Instruction } from "./instructions.js";
 import { addressHost } from "./address.js";
 import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } from "./errors.js";
 import { BoundedLog, DEFAULT_LOG_LENGTH, StateLog, type LogEntry } from "./log.js";
-import { PrioritySet, SlotPrioritySet } from "./priority-set.js";
+import { PrioritySet, SharedSlotPrioritySet, SlotPrioritySet } from "./priority-set.js";
 import { RecommendationStack, type Recommendation } from "./recommendations.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
@@ -306,7 +306,7 @@ export class StateCore {
   addToDataNeeded(worker: string, ts: TaskState): void {
     let heap = this.dataNeeded.get(worker);
     if (heap === undefined) {
-      heap = new PrioritySet<TaskState>(priorityOf);
+      heap = new SharedSlotPrioritySet<TaskState>(priorityOf);
       this.dataNeeded.set(worker, heap);
     }
     heap.add(ts);

@@ -14,6 +14,7 @@ import {
   GatherDepSuccessEvent,
   PrioritySet,
   RemoveReplicasEvent,
+  SharedSlotPrioritySet,
   SlotPrioritySet,
   UpdateDataEvent,
   WorkerState,
@@ -306,5 +307,53 @@ describe("a rejected event", () => {
     ]);
     expect(ws.tasks.get("b")?.state).toBe("memory");
     ws.validateState();
+  });
+});
+
+describe("SharedSlotPrioritySet", () => {
+  it("agrees with a model when items sit in several sets at once, and frees the slot for a SlotPrioritySet", () => {
+    let seed = 777;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const items = Array.from({ length: 60 }, (_, i) => new Slotted(i));
+    const priorities = new Map<Slotted, number[]>(items.map((item) => [item, [random(5), item.id]]));
+    const priorityOf = (item: Slotted): number[] | null => priorities.get(item) ?? null;
+    const heaps = [0, 1, 2].map(() => new SharedSlotPrioritySet<Slotted>(priorityOf));
+    const models = heaps.map(() => new Set<Slotted>());
+    const exclusive = new SlotPrioritySet<Slotted>(priorityOf);
+    const rank = (a: Slotted, b: Slotted): number => {
+      const [x, y] = [priorityOf(a)!, priorityOf(b)!];
+      return (x[0]! - y[0]!) || (x[1]! - y[1]!);
+    };
+    for (let step = 0; step < 6000; step++) {
+      const h = random(3);
+      const item = items[random(items.length)]!;
+      const op = random(10);
+      if (op < 5) {
+        heaps[h]!.add(item);
+        models[h]!.add(item);
+      } else if (op < 8) {
+        expect(heaps[h]!.discard(item)).toBe(models[h]!.delete(item));
+      } else if (op < 9) {
+        const top = [...models[h]!].sort(rank)[0];
+        expect(heaps[h]!.pop()).toBe(top);
+        if (top !== undefined) models[h]!.delete(top);
+      } else {
+        heaps[h]!.clear();
+        models[h]!.clear();
+      }
+      for (let i = 0; i < 3; i++) {
+        expect(heaps[i]!.size).toBe(models[i]!.size);
+        expect(heaps[i]!.has(item)).toBe(models[i]!.has(item));
+      }
+      // An item in none of the shared sets can always join an exclusive slot queue.
+      if (models.every((model) => !model.has(item))) {
+        exclusive.add(item);
+        expect(exclusive.pop()).toBe(item);
+      }
+    }
+    for (let i = 0; i < 3; i++) expect(heaps[i]!.sorted()).toEqual([...models[i]!].sort(rank));
   });
 });

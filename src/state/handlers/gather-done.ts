@@ -93,7 +93,10 @@ export function forgetWorker(core: StateCore, worker: string, recs: Recommendati
   const heap = core.dataNeeded.get(worker);
   if (heap !== undefined) {
     core.dataNeeded.delete(worker);
-    for (const ts of heap.sorted()) {
+    const queued = heap.sorted();
+    // The heap is dropped whole: its members must not keep pointing at it.
+    heap.clear();
+    for (const ts of queued) {
       const whoHas = ts._whoHas;
       if (whoHas !== null && whoHas.size === 1 && whoHas.has(worker)) recs.add(ts, Rec.missing);
     }
