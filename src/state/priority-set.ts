@@ -56,7 +56,8 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   private runFirsts: number[] = [];
   private runSeconds: number[] = [];
   private runHead = 0;
-  private readonly live = new Map<T, number>();
+  /** Membership for this base class only (the slot subclasses never create it). */
+  private live: Map<T, number> | null = null;
   private nextSeq = 0;
   private readonly priorityOf: (item: T) => Priority | null;
 
@@ -65,7 +66,7 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   }
 
   get size(): number {
-    return this.live.size;
+    return this.live === null ? 0 : this.live.size;
   }
 
   has(item: T): boolean {
@@ -76,20 +77,20 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
   // it on the items themselves (no hashing, and no Map of every queued task to walk).
 
   protected liveSeq(item: T): number | undefined {
-    return this.live.get(item);
+    return this.live === null ? undefined : this.live.get(item);
   }
 
   protected markLive(item: T, seq: number): void {
-    this.live.set(item, seq);
+    (this.live ??= new Map()).set(item, seq);
   }
 
   /** Forget `item`'s membership; whether it was a member. */
   protected unmarkLive(item: T): boolean {
-    return this.live.delete(item);
+    return this.live !== null && this.live.delete(item);
   }
 
   protected clearLive(): void {
-    this.live.clear();
+    this.live = null;
   }
 
   add(item: T): void {
