@@ -231,7 +231,13 @@ export class StateCore {
     } else {
       throw new InvalidTransition(ts.key, start, finish, this.story([ts.key]), { stimulusId });
     }
-    this.log.transition(ts.key, start, finish, ts.state, this.summary(recs, journalStart), stimulusId, this.stimulusSeq);
+    if (recs.journalLength() === journalStart + 1) {
+      const recTask = recs.journalTasks[journalStart] as TaskState;
+      const recFinish = (recs.journalRecs[journalStart] as Recommendation).finish;
+      this.log.transitionOneRec(ts.key, start, finish, ts.state, recTask.key, recFinish, stimulusId, this.stimulusSeq);
+    } else {
+      this.log.transition(ts.key, start, finish, ts.state, this.summary(recs, journalStart), stimulusId, this.stimulusSeq);
+    }
     recs.journalTruncate(journalStart);
   }
 

@@ -58,7 +58,8 @@ function summaryObject(pairs: readonly string[] | null): Readonly<Record<string,
 }
 
 const ENTRY = 0; // a complete entry array in column a
-const TRANSITION = 1; // [key, start, finish, final, {recs}, sid, seq]
+const TRANSITION = 1; // [key, start, finish, final, {recs}, sid, seq]; recs as pairs in e
+const TRANSITION_ONE_REC = 4; // the same with exactly one recommendation: its key in e, finish in f
 const TAGGED = 2; // [key, tag, sid, seq]
 const TAGGED_STATE = 3; // [key, tag, state, sid, seq]
 
@@ -75,7 +76,8 @@ export class StateLog {
   private readonly b: unknown[] = [];
   private readonly c: unknown[] = [];
   private readonly d: unknown[] = [];
-  private readonly e: (readonly string[] | null)[] = [];
+  private readonly e: (readonly string[] | string | null)[] = [];
+  private readonly f: string[] = [];
   private readonly sids: string[] = [];
   private readonly seqs: number[] = [];
 
@@ -119,8 +121,35 @@ export class StateLog {
     this.seqs[i] = seq;
   }
 
-  /** `[key, tag, stimulusId, seq]` */
-  tagged(key: string, tag: string, stimulusId: string, seq: number): void {
+  /**
+   * The same entry as `transition` with the one recommendation the transition made, so
+   * that the most common transition entry allocates nothing.
+   */
+  transitionOneRec(
+    key: string,
+    start: string,
+    finish: string,
+    final: string,
+    recKey: string,
+    recFinish: string,
+    stimulusId: string,
+    seq: number,
+  ): void {
+    const i = this.slot();
+    if (i < 0) return;
+    this.kinds[i] = TRANSITION_ONE_REC;
+    this.a[i] = key;
+    this.b[i] = start;
+    this.c[i] = finish;
+    this.d[i] = final;
+    this.e[i] = recKey;
+    this.f[i] = recFinish;
+    this.sids[i] = stimulusId;
+    this.seqs[i] = seq;
+  }
+
+  /** `[key, tag, stimulusId, seq]` (also `["free-keys", keys, stimulusId, seq]`) */
+  tagged(key: unknown, tag: unknown, stimulusId: string, seq: number): void {
     const i = this.slot();
     if (i < 0) return;
     this.kinds[i] = TAGGED;
@@ -147,12 +176,12 @@ export class StateLog {
     this.seqs[i] = seq;
   }
 
-  /** Any other entry, stored as given. */
+  /** Any other entry, stored frozen (like every entry the log hands out). */
   push(entry: LogEntry): void {
     const i = this.slot();
     if (i < 0) return;
     this.kinds[i] = ENTRY;
-    this.a[i] = entry;
+    this.a[i] = Object.freeze(entry);
     this.b[i] = this.c[i] = this.d[i] = undefined;
     this.e[i] = null;
     this.sids[i] = "";
@@ -168,6 +197,16 @@ export class StateLog {
           this.c[i],
           this.d[i],
           summaryObject(this.e[i] as readonly string[] | null),
+          this.sids[i],
+          this.seqs[i],
+        ]);
+      case TRANSITION_ONE_REC:
+        return Object.freeze([
+          this.a[i],
+          this.b[i],
+          this.c[i],
+          this.d[i],
+          summaryObject([this.e[i] as string, this.f[i] as string]),
           this.sids[i],
           this.seqs[i],
         ]);

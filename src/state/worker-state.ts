@@ -171,7 +171,7 @@ export class WorkerState {
   }
   /** Append an entry written by the shell (e.g. `["request-dep", worker, keys, stimulusId, t]`). */
   appendLog(entry: LogEntry): void {
-    this._core.log.push(Object.freeze([...entry]));
+    this._core.log.push([...entry]); // a copy: the log freezes what it stores
   }
   /** Log entries mentioning any of the keys, tasks or stimulus ids. */
   story(...keysOrStimulusIds: (Key | TaskState)[]): LogEntry[] {

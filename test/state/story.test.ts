@@ -31,6 +31,27 @@ describe("log and story", () => {
     ]);
   });
 
+  it("a transition's recommendations appear as one frozen {key: finish} map, whatever their number", () => {
+    const ws = worker();
+    ws.handleStimulus(ComputeTaskEvent({ key: "y", whoHas: { a: [W2], b: [W2] }, stimulusId: "s1" }));
+    ws.handleStimulus(FreeKeysEvent({ keys: ["y"], stimulusId: "s2" }));
+    const transitions = [...ws.log].filter((entry) => entry.length === 7).map((entry) => JSON.stringify(entry));
+    expect(transitions).toContain(JSON.stringify(["y", "released", "waiting", "waiting", { a: "fetch", b: "fetch" }, "s1", 1]));
+    expect(transitions).toContain(JSON.stringify(["a", "released", "fetch", "fetch", {}, "s1", 1]));
+    expect(transitions).toContain(
+      JSON.stringify(["y", "waiting", "released", "released", { a: "released", b: "released", y: "forgotten" }, "s2", 2]),
+    );
+    const single = worker();
+    single.handleStimulus(ComputeTaskEvent({ key: "x", stimulusId: "s1" }));
+    const entries = [...single.log];
+    expect(entries).toContainEqual(["x", "released", "waiting", "waiting", { x: "ready" }, "s1", 1]);
+    expect(entries).toContainEqual(["x", "waiting", "ready", "ready", { x: "executing" }, "s1", 1]);
+    for (const entry of [...entries, ...ws.log]) {
+      expect(Object.isFrozen(entry)).toBe(true);
+      if (entry.length === 7) expect(Object.isFrozen(entry[4])).toBe(true);
+    }
+  });
+
   it("nested transitions are logged before the outer one", () => {
     const ws = worker();
     ws.handleStimulus(AcquireReplicasEvent({ whoHas: { x: [W2] }, stimulusId: "s1" }));

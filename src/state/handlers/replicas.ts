@@ -18,7 +18,7 @@ import { forgetWorker } from "./gather-done.js";
 const REPLICA_PRIORITY = Object.freeze([1]);
 
 export function handleFreeKeys(core: StateCore, ev: FreeKeysEvent, recs: RecommendationStack): void {
-  core.logEntry(["free-keys", ev.keys, ev.stimulusId, core.stimulusSeq]);
+  core.log.tagged("free-keys", ev.keys, ev.stimulusId, core.stimulusSeq);
   const keys = ev.keys;
   for (let i = 0; i < keys.length; i++) {
     const ts = core.tasks.get(keys[i] as Key);
