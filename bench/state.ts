@@ -16,6 +16,7 @@
 //   node --import tsx bench/state.ts --only w2 --w2-n 6 --trace   # every event and its output
 //   npm run bench -- state --only w1 --w1-n 100000 --repeat 1 --node-flags=--optimize-for-size
 //   npm run bench -- state --warmup 0      # no untimed run first (default 1: JIT warm-up, live heap)
+//   npm run bench -- state --only w1,w1-floor   # W1 beside its floor (no state machine: state-floor.ts)
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
@@ -28,6 +29,7 @@ import {
   type StateMachineEvent,
   type TaskState,
 } from "../src/state/index.js";
+import { floorIndependent } from "./state-floor.js";
 import { bundleForChild, collectGarbage, round, runChildJsonLines } from "./support.js";
 
 const LOCAL_ADDRESS = "tcp://10.0.0.1:8000";
@@ -55,6 +57,9 @@ interface Options {
   /** Untimed runs of the same workload before the timed ones (JIT warm-up). */
   warmup: number;
 }
+
+/** The three workloads, and `w1-floor`: W1 with no state machine (bench/state-floor.ts). */
+const WORKLOADS: readonly string[] = ["w1", "w2", "w3", "w1-floor"];
 
 export function parseOptions(argv: readonly string[]): Options {
   const options: Options = {
@@ -98,7 +103,7 @@ export function parseOptions(argv: readonly string[]): Options {
     } else if (flag === "--only") {
       options.only = value().split(",").map((w) => w.trim());
       for (const w of options.only) {
-        if (!["w1", "w2", "w3"].includes(w)) throw new Error(`bench state: unknown workload ${JSON.stringify(w)}`);
+        if (!WORKLOADS.includes(w)) throw new Error(`bench state: unknown workload ${JSON.stringify(w)} (choose from ${WORKLOADS.join(", ")})`);
       }
     } else if (flag === "--in-process" || flag === "--child") {
       options.inProcess = true;
@@ -519,10 +524,32 @@ function workloadChain(n: number, trace: boolean): RunResult {
   return result("chain", n, d, ws, tCompute, tFree, computeTransitions);
 }
 
+function floorResult(n: number): RunResult {
+  const run = floorIndependent(n, sampleHeap);
+  const seconds = run.computeSeconds + run.freeSeconds;
+  return {
+    workload: "independent-floor",
+    n,
+    events: run.events,
+    instructions: run.instructions,
+    transitions: 0,
+    seconds,
+    events_per_s: run.events / seconds,
+    compute_phase_seconds: run.computeSeconds,
+    free_phase_seconds: run.freeSeconds,
+    compute_phase_transitions: 0,
+    instructions_by_type: run.instructionsByType,
+    peak_heap_used_bytes: peakHeapUsed,
+    extra: {},
+  };
+}
+
 function runWorkload(name: string, options: Options): RunResult {
   switch (name) {
     case "w1":
       return workloadIndependent(options.w1N, options.trace);
+    case "w1-floor":
+      return floorResult(options.w1N);
     case "w2":
       return workloadGather(options.w2N, options.w2K, options.w2R, options.w2DepNbytes, options.trace);
     default:
@@ -573,7 +600,7 @@ function runRepeated(name: string, options: Options): Record<string, unknown> {
     live_heap_after_compute_bytes: peakLiveHeap,
     peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
     heap_total_bytes_at_end: memory.heapTotal,
-    impl: `spanwork WorkerState / node ${process.version}`,
+    impl: name === "w1-floor" ? `floor (no state machine: bench/state-floor.ts) / node ${process.version}` : `spanwork WorkerState / node ${process.version}`,
     ...(trace === undefined ? {} : { trace }),
   };
 }

@@ -1,6 +1,7 @@
 // The state benchmark's option parser (bench/state.ts): values that contain "=" survive.
 import { describe, expect, it } from "vitest";
 import { parseOptions } from "../../bench/state.js";
+import { floorIndependent } from "../../bench/state-floor.js";
 
 describe("bench state options", () => {
   it("keeps the whole value after the first '='", () => {
@@ -14,5 +15,15 @@ describe("bench state options", () => {
     expect(parseOptions(["--warmup", "0"]).warmup).toBe(0);
     expect(() => parseOptions(["--only", "w9"])).toThrow(/unknown workload "w9"/);
     expect(() => parseOptions(["--repeat=0"])).toThrow(/--repeat must be a positive integer/);
+  });
+
+  it("offers the W1 floor, which answers W1's events with W1's instructions", () => {
+    expect(parseOptions(["--only", "w1,w1-floor"]).only).toEqual(["w1", "w1-floor"]);
+    let between = 0;
+    const run = floorIndependent(200, () => between++);
+    expect(between).toBe(1);
+    expect(run.events).toBe(600);
+    expect(run.instructions).toBe(600);
+    expect(run.instructionsByType).toEqual({ Execute: 200, TaskFinishedMsg: 200, ReleaseWorkerDataMsg: 200 });
   });
 });
