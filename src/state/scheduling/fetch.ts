@@ -1,7 +1,7 @@
 // Which queued fetches become GatherDep instructions (dask's `_ensure_communicating`,
 // `_select_workers_for_gather`, `_select_keys_for_gather`).
 import type { StateCore } from "../core.js";
-import { addressHost } from "../address.js";
+import { addressHasHost } from "../address.js";
 import { GatherDep, type Instruction } from "../instructions.js";
 import { comparePriority, type PrioritySet } from "../priority-set.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
@@ -29,18 +29,18 @@ export function ensureCommunicating(
   if (!core.running || core.dataNeeded.size === 0) return;
   if (shouldThrottleIncomingTransfers(core)) return;
 
-  const candidates = new PeerQueue();
-  // forEach: iterating the Map's entries would allocate an entry array per peer.
-  core.dataNeeded.forEach((tasks, worker) => {
-    if (core.inFlightWorkers.has(worker) || core.busyWorkers.has(worker)) return;
-    candidates.push({
-      priority: (tasks.peek() as TaskState).priority ?? [],
-      isRemote: core.host === null || addressHost(worker) !== core.host,
-      ntasks: tasks.size,
-      worker,
-      tasks,
-    });
-  });
+  // Runs after every stimulus while anything is queued, and usually finds every peer in
+  // flight: collect with a shared callback and build the queue only for a real candidate.
+  let candidates: PeerQueue | null;
+  collecting.core = core;
+  try {
+    core.dataNeeded.forEach(collectCandidate, collecting);
+    candidates = collecting.candidates;
+  } finally {
+    collecting.core = null;
+    collecting.candidates = null;
+  }
+  if (candidates === null) return;
 
   for (;;) {
     const peer = candidates.pop();
@@ -66,6 +66,28 @@ export function ensureCommunicating(
     core.transferIncomingBytes += messageNbytes;
     if (shouldThrottleIncomingTransfers(core)) return;
   }
+}
+
+interface Collecting {
+  core: StateCore | null;
+  candidates: PeerQueue | null;
+}
+
+/** Scratch for `collectCandidate` (emptied after each use, so it never pins a state). */
+const collecting: Collecting = { core: null, candidates: null };
+
+// A `forEach` callback with `this`: no closure per call, and iterating the Map's entries
+// would allocate an entry array per peer.
+function collectCandidate(this: Collecting, tasks: PrioritySet<TaskState>, worker: string): void {
+  const core = this.core as StateCore;
+  if (core.inFlightWorkers.has(worker) || core.busyWorkers.has(worker)) return;
+  (this.candidates ??= new PeerQueue()).push({
+    priority: (tasks.peek() as TaskState).priority ?? [],
+    isRemote: core.host === null || !addressHasHost(worker, core.host),
+    ntasks: tasks.size,
+    worker,
+    tasks,
+  });
 }
 
 /** Take tasks from the top of `available` while they fit the transfer limits. */
