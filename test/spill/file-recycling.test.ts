@@ -1,34 +1,15 @@
 // The FileStore's recycling of deleted keys' files (spares), its reads of known lengths,
 // and the zero-copy read path (readFrames + loadFrames).
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore, SpillBuffer, SpillReadError, spillFileName, v8Serializer, type SpillStore } from "../../src/spill/index.js";
-import { bytes, checkFileStoreAgainstModel, openFdCount, FakeClock, MemoryStore, RecordingLogger } from "./helpers.js";
+import { bytes, checkFileStoreAgainstModel, openFdCount, FakeClock, MemoryStore, RecordingLogger, fileStoreFixture, keyFiles } from "./helpers.js";
 
-let parent: string;
-const stores: FileStore[] = [];
+const fixture = fileStoreFixture("spill-recycle-test-");
+const { open } = fixture;
 
-beforeEach(() => {
-  parent = fs.mkdtempSync(path.join(os.tmpdir(), "spill-recycle-test-"));
-});
 
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  fs.rmSync(parent, { recursive: true, force: true });
-});
-
-function open(options: ConstructorParameters<typeof FileStore>[0] = {}): FileStore {
-  const store = new FileStore({ directory: parent, ...options });
-  stores.push(store);
-  return store;
-}
-
-/** Files named after keys; spare and temp files start with a dot. */
-function keyFiles(dir: string): string[] {
-  return fs.readdirSync(dir).filter((f) => !f.startsWith(".")).sort();
-}
 
 function otherFiles(dir: string): string[] {
   return fs.readdirSync(dir).filter((f) => f.startsWith("."));
@@ -117,7 +98,7 @@ describe("FileStore recycling of deleted keys' files", () => {
 
   it("matches a model under any sequence of writes, reads and deletes (fast-check)", () => {
     checkFileStoreAgainstModel({
-      parent,
+      parent: fixture.dir,
       seed: 3,
       checkFiles: (store, model) => {
         expect(keyFiles(store.path)).toEqual([...model.keys()].map(spillFileName).sort());
@@ -302,7 +283,7 @@ describe("zero-copy reads through readFrames and loadFrames", () => {
   });
 
   it("a value read back from the file store owns its memory; the store keeps none of it", () => {
-    const buf = new SpillBuffer({ target: 100, directory: parent, logger: new RecordingLogger() });
+    const buf = new SpillBuffer({ target: 100, directory: fixture.dir, logger: new RecordingLogger() });
     const heavy = new Float64Array(64).fill(2.5); // heavier than target: stays on disk when read
     const light = Buffer.alloc(20, 7);
     buf.set("heavy", heavy);

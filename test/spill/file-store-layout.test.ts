@@ -3,29 +3,14 @@
 // small-frame read path.
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore, SpillBuffer, spillFileName, type FileStoreFs, type FileStoreLayout, type Serializer } from "../../src/spill/index.js";
-import { bytes, checkFileStoreAgainstModel, RecordingLogger } from "./helpers.js";
+import { bytes, checkFileStoreAgainstModel, RecordingLogger, fileStoreFixture } from "./helpers.js";
 
-let parent: string;
-const stores: FileStore[] = [];
+const fixture = fileStoreFixture("spill-layout-test-");
+const { open } = fixture;
 
-beforeEach(() => {
-  parent = fs.mkdtempSync(path.join(os.tmpdir(), "spill-layout-test-"));
-});
-
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  fs.rmSync(parent, { recursive: true, force: true });
-});
-
-function open(options: ConstructorParameters<typeof FileStore>[0] = {}): FileStore {
-  const store = new FileStore({ directory: parent, ...options });
-  stores.push(store);
-  return store;
-}
 
 type CallName = keyof FileStoreFs;
 
@@ -154,7 +139,7 @@ describe('FileStore layout "slots"', () => {
 
   it("matches a model under any sequence of writes, reads and deletes (fast-check)", () => {
     checkFileStoreAgainstModel({
-      parent,
+      parent: fixture.dir,
       layout: "slots",
       seed: 5,
       checkFiles: (store, model) => {
@@ -223,7 +208,7 @@ describe('FileStore layout "slots"', () => {
 
   it("a read of the wrong length (a slot changed behind the store's back) is a SpillReadError", () => {
     const buf = new SpillBuffer({ target: 100, store: open({ layout: "slots" }), logger: new RecordingLogger() });
-    const store = stores[stores.length - 1]!;
+    const store = fixture.stores[fixture.stores.length - 1]!;
     const big = new Uint8Array(1000).fill(5);
     buf.set("big", big);
     expect(buf.get("big")).toEqual(big);

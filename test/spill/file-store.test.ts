@@ -1,37 +1,18 @@
 import fc from "fast-check";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FileStore, SpillBuffer, spillFileName } from "../../src/spill/index.js";
-import { RecordingLogger } from "./helpers.js";
+import { RecordingLogger, fileStoreFixture, keyFiles } from "./helpers.js";
 
-let parent: string;
-const stores: FileStore[] = [];
+const fixture = fileStoreFixture("spill-test-");
+const { open } = fixture;
 
-beforeEach(() => {
-  parent = fs.mkdtempSync(path.join(os.tmpdir(), "spill-test-"));
-});
 
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  fs.rmSync(parent, { recursive: true, force: true });
-});
-
-/** Files named after keys (spare and temp files start with a dot). */
-function keyFiles(dir: string): string[] {
-  return fs.readdirSync(dir).filter((f) => !f.startsWith(".")).sort();
-}
-
-function open(options: ConstructorParameters<typeof FileStore>[0] = {}): FileStore {
-  const store = new FileStore({ directory: parent, ...options });
-  stores.push(store);
-  return store;
-}
 
 describe("spillFileName", () => {
   it("never escapes the directory, whatever the key (fast-check)", () => {
-    const dir = path.join(parent, "spill");
+    const dir = path.join(fixture.dir, "spill");
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.string({ unit: "grapheme", maxLength: 300 }), fc.constantFrom("", ".", "..", "../x", "/etc/passwd", "a/../../b", "C:\\x", "\0", "x".repeat(10_000))), (key) => {
         const name = spillFileName(key);
@@ -69,11 +50,11 @@ describe("spillFileName", () => {
 describe("FileStore", () => {
   it("writes into a private 0700 directory under the given one and removes it on close", () => {
     const store = open();
-    expect(path.dirname(store.path)).toBe(parent);
+    expect(path.dirname(store.path)).toBe(fixture.dir);
     expect(fs.statSync(store.path).mode & 0o777).toBe(0o700);
     store.write("../../evil", new Uint8Array([1, 2, 3]));
     expect(fs.readdirSync(store.path)).toEqual([spillFileName("../../evil")]);
-    expect(fs.readdirSync(parent)).toEqual([path.basename(store.path)]);
+    expect(fs.readdirSync(fixture.dir)).toEqual([path.basename(store.path)]);
     expect([...store.read("../../evil")]).toEqual([1, 2, 3]);
     store.delete("../../evil");
     store.delete("../../evil"); // a missing file is not an error
@@ -86,7 +67,7 @@ describe("FileStore", () => {
   });
 
   it("creates a missing parent directory", () => {
-    const store = open({ directory: path.join(parent, "a", "b") });
+    const store = open({ directory: path.join(fixture.dir, "a", "b") });
     store.write("k", new Uint8Array([9]));
     expect([...store.read("k")]).toEqual([9]);
   });
@@ -138,7 +119,7 @@ describe("FileStore", () => {
   });
 
   it("spills binary values without a copy and reads them back as the same type", () => {
-    const buf = new SpillBuffer({ target: 0, directory: parent, logger: new RecordingLogger() });
+    const buf = new SpillBuffer({ target: 0, directory: fixture.dir, logger: new RecordingLogger() });
     const values = { f: new Float64Array([1.5, -2]), b: Buffer.from("bytes"), i: new Int32Array([7]) };
     for (const [k, v] of Object.entries(values)) buf.set(k, v);
     expect(buf.slow.size).toBe(3);
@@ -167,10 +148,10 @@ describe("FileStore", () => {
   });
 
   it("is the SpillBuffer's default store: files appear and go, the directory goes on close", () => {
-    const buf = new SpillBuffer({ target: 100, directory: parent, logger: new RecordingLogger() });
-    const dirs = fs.readdirSync(parent);
+    const buf = new SpillBuffer({ target: 100, directory: fixture.dir, logger: new RecordingLogger() });
+    const dirs = fs.readdirSync(fixture.dir);
     expect(dirs.length).toBe(1);
-    const dir = path.join(parent, dirs[0]!);
+    const dir = path.join(fixture.dir, dirs[0]!);
     const big = new Uint8Array(1000).fill(5);
     buf.set("../big", big);
     expect(fs.readdirSync(dir)).toEqual([spillFileName("../big")]);

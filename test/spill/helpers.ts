@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import * as fs from "node:fs";
-import { expect } from "vitest";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterEach, beforeEach, expect } from "vitest";
 import { FileStore, type FileStoreLayout, type Serializer, type SpillLogger, type SpillStore } from "../../src/spill/index.js";
 
 /** A clock tests move by hand. */
@@ -182,4 +184,46 @@ export function checkFileStoreAgainstModel(options: {
     { numRuns: 60, seed: options.seed },
   );
   if (before !== null) expect(openFdCount()).toBe(before); // no descriptor leaks
+}
+
+/** A fresh temporary parent directory per test, and a FileStore opener for it. */
+export interface FileStoreFixture {
+  /** This test's directory (a new one for every test). */
+  readonly dir: string;
+  /** The stores `open` made during this test, oldest first. */
+  readonly stores: readonly FileStore[];
+  open(options?: ConstructorParameters<typeof FileStore>[0]): FileStore;
+}
+
+/**
+ * Registers the hooks at the call site (a test file's top level): every test gets its own
+ * directory under the OS temp dir; after it, the stores it opened are closed and the
+ * directory is removed.
+ */
+export function fileStoreFixture(prefix: string): FileStoreFixture {
+  const stores: FileStore[] = [];
+  let dir = "";
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  afterEach(() => {
+    for (const store of stores.splice(0)) store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      return dir;
+    },
+    stores,
+    open(options = {}) {
+      const store = new FileStore({ directory: dir, ...options });
+      stores.push(store);
+      return store;
+    },
+  };
+}
+
+/** Files named after keys in a "keys" layout directory (spare and temp files start with a dot). */
+export function keyFiles(dir: string): string[] {
+  return fs.readdirSync(dir).filter((f) => !f.startsWith(".")).sort();
 }
