@@ -7,15 +7,13 @@
 // beside the real thing: the ratio says how much of W1's time is the state machine's, and
 // the floor's own large-N loss is what this machine's memory costs before any logic.
 import {
-  ComputeTaskEvent,
   Execute,
-  ExecuteSuccessEvent,
-  FreeKeysEvent,
   ReleaseWorkerDataMsg,
   TaskFinishedMsg,
   TaskState,
   type Instruction,
 } from "../src/state/index.js";
+import { computeEvent, executeSuccessEvent, freeEvent } from "./state-events.js";
 
 export interface FloorRun {
   events: number;
@@ -64,18 +62,7 @@ export function floorIndependent(n: number, afterCompute: () => void = () => {})
 
   for (let i = 0; i < n; i++) {
     const key = keys[i] as string;
-    const ev = ComputeTaskEvent({
-      key,
-      whoHas: EMPTY,
-      nbytes: EMPTY,
-      priority: [0, i],
-      duration: 1,
-      runSpec: null,
-      resourceRestrictions: {},
-      actor: false,
-      annotations: {},
-      stimulusId: `compute-${key}`,
-    });
+    const ev = computeEvent(key, i);
     const out: Instruction[] = [];
     let ts = tasks.get(ev.key);
     if (ts === undefined) {
@@ -90,7 +77,7 @@ export function floorIndependent(n: number, afterCompute: () => void = () => {})
   }
   while (fifoHead < fifo.length) {
     const ins = fifo[fifoHead++] as Execute;
-    const ev = ExecuteSuccessEvent({ key: ins.key, value: null, start: 0, stop: 1, nbytes: 1000, type: null, stimulusId: `exec-${ins.key}` });
+    const ev = executeSuccessEvent(ins.key);
     const out: Instruction[] = [];
     const ts = tasks.get(ev.key) as TaskState;
     ts.addStartstop({ action: "compute", start: ev.start, stop: ev.stop });
@@ -110,7 +97,7 @@ export function floorIndependent(n: number, afterCompute: () => void = () => {})
   const t1 = now();
   for (let i = 0; i < n; i++) {
     const key = keys[i] as string;
-    const ev = FreeKeysEvent({ keys: [key], stimulusId: `free-${key}` });
+    const ev = freeEvent(key);
     const out: Instruction[] = [];
     const ts = tasks.get(ev.keys[0] as string) as TaskState;
     data.delete(ts.key);

@@ -30,12 +30,12 @@ import {
   type TaskState,
 } from "../src/state/index.js";
 import { floorIndependent } from "./state-floor.js";
+import { computeEvent, EXEC_NBYTES, executeSuccessEvent, freeEvent, record } from "./state-events.js";
 import { bundleForChild, collectGarbage, round, runChildJsonLines } from "./support.js";
 
 const LOCAL_ADDRESS = "tcp://10.0.0.1:8000";
 const remoteAddress = (r: number): string => `tcp://10.0.1.${r}:8000`;
 const NTHREADS = 4;
-const EXEC_NBYTES = 1000;
 const TRANSFER_INCOMING_COUNT_LIMIT = 50;
 const TRANSFER_MESSAGE_BYTES_LIMIT = 50_000_000;
 const TRANSFER_INCOMING_BYTES_LIMIT = Infinity;
@@ -127,16 +127,6 @@ export function parseOptions(argv: readonly string[]): Options {
 
 // ---- driver ------------------------------------------------------------------------------
 
-/**
- * A fresh string-keyed record, the JS counterpart of the Python dicts dask's driver builds.
- * Null-prototype objects start as hash tables in V8; `{}` would grow a new hidden class for
- * every distinct key (`d-17-3`, …), which is an artefact of the benchmark driver, not of
- * the state machine.
- */
-function record<V>(): Record<string, V> {
-  return Object.create(null) as Record<string, V>;
-}
-
 type Answerable = Extract<Instruction, { kind: "Execute" | "GatherDep" | "TaskFinishedMsg" }>;
 
 class Driver {
@@ -188,17 +178,7 @@ class Driver {
         this.head = 0;
       }
       if (ins.kind === "Execute") {
-        this.send(
-          ExecuteSuccessEvent({
-            key: ins.key,
-            value: null,
-            start: 0,
-            stop: 1,
-            nbytes: EXEC_NBYTES,
-            type: null,
-            stimulusId: `exec-${ins.key}`,
-          }),
-        );
+        this.send(executeSuccessEvent(ins.key));
       } else if (ins.kind === "GatherDep") {
         const data = record<null>();
         const keys = ins.toGather;
@@ -268,29 +248,6 @@ function newState(): WorkerState {
     transferIncomingCountLimit: TRANSFER_INCOMING_COUNT_LIMIT,
     transferMessageBytesLimit: TRANSFER_MESSAGE_BYTES_LIMIT,
     transferIncomingBytesLimit: TRANSFER_INCOMING_BYTES_LIMIT,
-  });
-}
-
-const NO_DEPENDENCIES: Readonly<Record<string, never>> = Object.freeze(record<never>());
-
-function computeEvent(
-  key: string,
-  i: number,
-  whoHas: Record<string, string[]> = NO_DEPENDENCIES,
-  nbytes: Record<string, number> = NO_DEPENDENCIES,
-): ComputeTaskEvent {
-  // The same field values as dask's ComputeTaskEvent.dummy(), spelled out (run_spec None).
-  return ComputeTaskEvent({
-    key,
-    whoHas,
-    nbytes,
-    priority: [0, i],
-    duration: 1,
-    runSpec: null,
-    resourceRestrictions: {},
-    actor: false,
-    annotations: {},
-    stimulusId: `compute-${key}`,
   });
 }
 
@@ -419,7 +376,7 @@ function workloadIndependent(n: number, trace: boolean): RunResult {
   const computeTransitions = ws.transitionCounter;
 
   const t1 = now();
-  for (const key of keys) d.send(FreeKeysEvent({ keys: [key], stimulusId: `free-${key}` }));
+  for (const key of keys) d.send(freeEvent(key));
   const tFree = now() - t1;
 
   checkAllForgotten(ws, refs);
@@ -460,8 +417,8 @@ function workloadGather(n: number, k: number, r: number, depNbytes: number, trac
   const computeTransitions = ws.transitionCounter;
 
   const t1 = now();
-  for (const key of keys) d.send(FreeKeysEvent({ keys: [key], stimulusId: `free-${key}` }));
-  for (const key of allDepKeys) d.send(FreeKeysEvent({ keys: [key], stimulusId: `free-${key}` }));
+  for (const key of keys) d.send(freeEvent(key));
+  for (const key of allDepKeys) d.send(freeEvent(key));
   const tFree = now() - t1;
 
   checkAllForgotten(ws, refs);
@@ -513,7 +470,7 @@ function workloadChain(n: number, trace: boolean): RunResult {
   const t1 = now();
   for (let i = n - 1; i >= 0; i--) {
     const key = keys[i] as string;
-    d.send(FreeKeysEvent({ keys: [key], stimulusId: `free-${key}` }));
+    d.send(freeEvent(key));
   }
   const tFree = now() - t1;
 
