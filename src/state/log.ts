@@ -99,6 +99,31 @@ export class StateLog {
     return index;
   }
 
+  /** Writes one entry's columns into the next slot (nothing when the capacity is 0). */
+  private write(
+    kind: number,
+    a: unknown,
+    b: unknown,
+    c: unknown,
+    d: unknown,
+    e: readonly string[] | string | null,
+    f: string,
+    stimulusId: string,
+    seq: number,
+  ): void {
+    const i = this.slot();
+    if (i < 0) return;
+    this.kinds[i] = kind;
+    this.a[i] = a;
+    this.b[i] = b;
+    this.c[i] = c;
+    this.d[i] = d;
+    this.e[i] = e;
+    this.f[i] = f;
+    this.sids[i] = stimulusId;
+    this.seqs[i] = seq;
+  }
+
   /** `[key, start, finish, final, {key: recommended state}, stimulusId, seq]` */
   transition(
     key: string,
@@ -109,16 +134,7 @@ export class StateLog {
     stimulusId: string,
     seq: number,
   ): void {
-    const i = this.slot();
-    if (i < 0) return;
-    this.kinds[i] = TRANSITION;
-    this.a[i] = key;
-    this.b[i] = start;
-    this.c[i] = finish;
-    this.d[i] = final;
-    this.e[i] = recs;
-    this.sids[i] = stimulusId;
-    this.seqs[i] = seq;
+    this.write(TRANSITION, key, start, finish, final, recs, "", stimulusId, seq);
   }
 
   /**
@@ -135,81 +151,32 @@ export class StateLog {
     stimulusId: string,
     seq: number,
   ): void {
-    const i = this.slot();
-    if (i < 0) return;
-    this.kinds[i] = TRANSITION_ONE_REC;
-    this.a[i] = key;
-    this.b[i] = start;
-    this.c[i] = finish;
-    this.d[i] = final;
-    this.e[i] = recKey;
-    this.f[i] = recFinish;
-    this.sids[i] = stimulusId;
-    this.seqs[i] = seq;
+    this.write(TRANSITION_ONE_REC, key, start, finish, final, recKey, recFinish, stimulusId, seq);
   }
 
   /** `[key, tag, stimulusId, seq]` (also `["free-keys", keys, stimulusId, seq]`) */
   tagged(key: unknown, tag: unknown, stimulusId: string, seq: number): void {
-    const i = this.slot();
-    if (i < 0) return;
-    this.kinds[i] = TAGGED;
-    this.a[i] = key;
-    this.b[i] = tag;
-    this.c[i] = undefined;
-    this.d[i] = undefined;
-    this.e[i] = null;
-    this.sids[i] = stimulusId;
-    this.seqs[i] = seq;
+    this.write(TAGGED, key, tag, undefined, undefined, null, "", stimulusId, seq);
   }
 
   /** `[key, tag, state, stimulusId, seq]` */
   taggedState(key: string, tag: string, state: string, stimulusId: string, seq: number): void {
-    const i = this.slot();
-    if (i < 0) return;
-    this.kinds[i] = TAGGED_STATE;
-    this.a[i] = key;
-    this.b[i] = tag;
-    this.c[i] = state;
-    this.d[i] = undefined;
-    this.e[i] = null;
-    this.sids[i] = stimulusId;
-    this.seqs[i] = seq;
+    this.write(TAGGED_STATE, key, tag, state, undefined, null, "", stimulusId, seq);
   }
 
   /** Any other entry, stored frozen (like every entry the log hands out). */
   push(entry: LogEntry): void {
-    const i = this.slot();
-    if (i < 0) return;
-    this.kinds[i] = ENTRY;
-    this.a[i] = Object.freeze(entry);
-    this.b[i] = this.c[i] = this.d[i] = undefined;
-    this.e[i] = null;
-    this.sids[i] = "";
-    this.seqs[i] = 0;
+    this.write(ENTRY, Object.freeze(entry), undefined, undefined, undefined, null, "", "", 0);
   }
 
   private entryAt(i: number): LogEntry {
     switch (this.kinds[i]) {
       case TRANSITION:
-        return Object.freeze([
-          this.a[i],
-          this.b[i],
-          this.c[i],
-          this.d[i],
-          summaryObject(this.e[i] as readonly string[] | null),
-          this.sids[i],
-          this.seqs[i],
-        ]);
-      case TRANSITION_ONE_REC:
-        return Object.freeze([
-          this.a[i],
-          this.b[i],
-          this.c[i],
-          this.d[i],
-          summaryObject([this.e[i] as string, this.f[i] as string]),
-          this.sids[i],
-          this.seqs[i],
-        ]);
+      case TRANSITION_ONE_REC: {
+        const e = this.e[i] as readonly string[] | string | null;
+        const pairs = typeof e === "string" ? [e, this.f[i] as string] : e;
+        return Object.freeze([this.a[i], this.b[i], this.c[i], this.d[i], summaryObject(pairs), this.sids[i], this.seqs[i]]);
+      }
       case TAGGED:
         return Object.freeze([this.a[i], this.b[i], this.sids[i], this.seqs[i]]);
       case TAGGED_STATE:
