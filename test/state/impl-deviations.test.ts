@@ -69,6 +69,15 @@ describe("PrioritySet", () => {
   });
 });
 
+/** A deterministic draw in [0, n) (a linear congruential generator). */
+function seededRandom(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+}
+
 class Slotted {
   _queue: object | null = null;
   _queueSeq = 0;
@@ -83,11 +92,7 @@ describe.each([
   ["SlotPrioritySet", (priorityOf: (item: Slotted) => number[] | null) => new SlotPrioritySet<Slotted>(priorityOf)],
 ])("%s against a sorted-list model", (_name, makeSet) => {
   it("agrees on pop order under random add/discard/pop, with items moving between two sets", () => {
-    let seed = 12345;
-    const random = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const random = seededRandom(12345);
     const items = Array.from({ length: 200 }, (_, i) => new Slotted(i));
     const priorities = new Map<Slotted, number[]>();
     const priorityOf = (item: Slotted): number[] | null => priorities.get(item) ?? null;
@@ -312,11 +317,7 @@ describe("a rejected event", () => {
 
 describe("SharedSlotPrioritySet", () => {
   it("agrees with a model when items sit in several sets at once, and frees the slot for a SlotPrioritySet", () => {
-    let seed = 777;
-    const random = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const random = seededRandom(777);
     const items = Array.from({ length: 60 }, (_, i) => new Slotted(i));
     const priorities = new Map<Slotted, number[]>(items.map((item) => [item, [random(5), item.id]]));
     const priorityOf = (item: Slotted): number[] | null => priorities.get(item) ?? null;
