@@ -433,42 +433,6 @@ export interface QueueSlot {
 }
 
 /**
- * A PrioritySet that records membership on the items (`_queue`, `_queueSeq`) instead of
- * in a Map: for queues whose items are in at most one such queue at a time (a task is
- * either ready or constrained). `add` of an item held by another slot queue throws.
- */
-export class SlotPrioritySet<T extends QueueSlot> extends PrioritySet<T> {
-  private count = 0;
-
-  override get size(): number {
-    return this.count;
-  }
-
-  protected override liveSeq(item: T): number | undefined {
-    return item._queue === this ? item._queueSeq : undefined;
-  }
-
-  protected override markLive(item: T, seq: number): void {
-    if (item._queue !== null) throw new Error(`SlotPrioritySet.add: ${String(item)} is already in another queue`);
-    item._queue = this;
-    item._queueSeq = seq;
-    this.count++;
-  }
-
-  protected override unmarkLive(item: T): boolean {
-    if (item._queue !== this) return false;
-    item._queue = null;
-    this.count--;
-    return true;
-  }
-
-  protected override clearLive(): void {
-    for (const item of this.sorted()) item._queue = null;
-    this.count = 0;
-  }
-}
-
-/**
  * A PrioritySet for queues an item may be in several of at once (a fetch task is queued
  * for every worker that holds it): the first such queue to take an item records the
  * membership on the item's slot, the others in a Map. Most fetch tasks have one holder,
@@ -511,5 +475,17 @@ export class SharedSlotPrioritySet<T extends QueueSlot> extends PrioritySet<T> {
     for (const item of this.sorted()) if (item._queue === this) item._queue = null;
     this.slotted = 0;
     this.overflow = null;
+  }
+}
+
+/**
+ * A PrioritySet that records membership on the items (`_queue`, `_queueSeq`) instead of
+ * in a Map: for queues whose items are in at most one such queue at a time (a task is
+ * either ready or constrained). `add` of an item held by another slot queue throws.
+ */
+export class SlotPrioritySet<T extends QueueSlot> extends SharedSlotPrioritySet<T> {
+  protected override markLive(item: T, seq: number): void {
+    if (item._queue !== null) throw new Error(`SlotPrioritySet.add: ${String(item)} is already in another queue`);
+    super.markLive(item, seq);
   }
 }
