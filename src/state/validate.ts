@@ -4,7 +4,6 @@ import type { StateCore } from "./core.js";
 import { InvalidTaskState } from "./errors.js";
 import { WAITING_FOR_DATA } from "./task-states.js";
 import { isEmpty, type TaskState } from "./task-state.js";
-import type { ReadonlyPrioritySet } from "./priority-set.js";
 
 function check(core: StateCore, ts: TaskState, condition: boolean, invariant: string): void {
   if (!condition) throw new InvalidTaskState(ts.key, ts.toString(), core.story([ts.key]), invariant);
@@ -239,13 +238,12 @@ export function validateState(core: StateCore): void {
     }
   }
   if (fetchMembers.size !== core.fetchCount) fail(`fetchCount ${core.fetchCount} but ${fetchMembers.size} tasks in dataNeeded`);
-  // A task's queue slot names a queue that still holds it (ready, constrained or one of
-  // its dataNeeded heaps), or nothing: a stale slot would make `ready.add` refuse it.
-  const queues = new Set<ReadonlyPrioritySet<TaskState>>([core.ready, core.constrained, ...core.dataNeeded.values()]);
+  // A task's queue slot names ready, constrained or a live dataNeeded heap, or nothing (for
+  // those queues the slot is the membership): a slot left pointing at a dropped heap would
+  // make `ready.add` refuse the task.
+  const queues = new Set<object>([core.ready, core.constrained, ...core.dataNeeded.values()]);
   for (const ts of core.tasks.values()) {
-    const queue = ts._queue as ReadonlyPrioritySet<TaskState> | null;
-    if (queue === null) continue;
-    if (!queues.has(queue) || !queue.has(ts)) fail(`${ts.toString()} has a queue slot for a queue that does not hold it`);
+    if (ts._queue !== null && !queues.has(ts._queue)) fail(`${ts.toString()} has a queue slot for a queue that does not hold it`);
   }
   if (fetchTasks !== core.fetchCount) fail(`fetchCount ${core.fetchCount} but ${fetchTasks} tasks in state fetch`);
   membershipChecks(core);
