@@ -51,7 +51,7 @@ td.abnormal { color: #b45309; font-weight: 600; }
 svg.plot { overflow: hidden; }
 svg.plot * { vector-effect: non-scaling-stroke; }
 svg.zoomable { cursor: crosshair; user-select: none; }
-svg .extra-slot { fill: #f3f4f6; }
+svg .extra-slot { fill: #f6f7f9; }
 svg .marker.pause { fill: #eab308; fill-opacity: .2; }
 svg .marker.pause.faint { fill-opacity: .1; }
 svg .marker.pause.strip { fill-opacity: .9; }
@@ -64,7 +64,7 @@ svg .baseline { stroke: #9ca3af; stroke-width: 1; }
 svg .brush { fill: #2563eb; fill-opacity: .12; stroke: #2563eb; stroke-width: 1; pointer-events: none; }
 svg rect.cell.empty { fill: #fafafa; stroke: #f3f4f6; }
 svg rect.cell.self { fill: #f3f4f6; }
-svg rect.mark.cell { stroke: #fff; stroke-width: 0; }
+svg rect.mark:hover { stroke: #111827; stroke-width: 1.5; }
 svg .cell-value { fill: var(--ink); font-size: 10px; pointer-events: none; }
 svg .cell-value.dark { fill: #fff; }
 svg .undelivered { fill: #dc2626; pointer-events: none; }

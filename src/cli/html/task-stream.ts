@@ -178,7 +178,7 @@ function markTip(mark: Mark, row: Row): string {
 }
 
 function extraSlotTip(row: Row): string {
-  return `${row.worker} · thread slot ${row.thread}\nbeyond its ${row.nthreads} ${row.nthreads === 1 ? "thread" : "threads"}: more tasks ran at once than it has threads (a cancelled or seceded task still running)`;
+  return `${row.worker} · thread slot ${row.thread}\nbeyond its ${row.nthreads} ${row.nthreads === 1 ? "thread" : "threads"}: more task runs held a thread slot at once than it has threads`;
 }
 
 function workerLabels(rows: readonly Row[], laneHeight: number, plotRight: number, died: readonly string[]): string {
