@@ -19,7 +19,7 @@ describe("renderHtmlReport", () => {
     expect(count(html, /<script>/g)).toBe(1);
   });
 
-  it("draws the four charts, each with data marks", () => {
+  it("draws the activity, task-stream and memory charts, each with data marks", () => {
     const marks = {
       "time-by-activity": count(chartMarkup(html, "time-by-activity"), /<rect class="mark"/g),
       "bytes-by-activity": count(chartMarkup(html, "bytes-by-activity"), /<rect class="mark"/g),

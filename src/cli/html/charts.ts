@@ -18,5 +18,3 @@ export const CHARTS = {
   bandwidth: bandwidthChart,
   "transfer-matrix": transferMatrix,
 } satisfies Registry<ChartEntry>;
-
-export type ChartName = keyof typeof CHARTS;
