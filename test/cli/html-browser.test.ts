@@ -153,7 +153,7 @@ describe("HTML report in a real browser", () => {
       const widest = 'figure[data-chart="task-stream"] rect.mark';
       const widthBefore = await widestOnScreen(page, widest);
       const bar = page.locator('figure[data-chart="task-stream"] .zoombar');
-      expect(await bar.locator("span").textContent()).toMatch(/^Drag across a plot to zoom in/);
+      expect(await bar.locator("span").textContent()).toMatch(/^Drag to zoom/);
       expect(await bar.locator("button").isHidden()).toBe(true);
 
       // Drag from a quarter to half of the plot: a 4× zoom on [25%, 50%] of the run.

@@ -69,7 +69,9 @@ svg .cell-value { fill: var(--ink); font-size: 10px; pointer-events: none; }
 svg .cell-value.dark { fill: #fff; }
 svg .undelivered { fill: #dc2626; pointer-events: none; }
 .panels svg.full { grid-column: 1 / -1; }
-.zoombar { display: flex; align-items: center; gap: 10px; font-size: 12px; color: var(--muted); margin: 0 0 6px; min-height: 24px; }
+figure.chart { position: relative; }
+.zoombar { position: absolute; top: 13px; right: 16px; max-width: 72%; display: flex; align-items: center; justify-content: flex-end; gap: 10px; font-size: 12px; color: var(--muted); white-space: nowrap; }
+@media (max-width: 900px) { .zoombar { position: static; max-width: none; justify-content: flex-start; margin: 0 0 6px; } }
 .zoombar button[hidden] { display: none; }
 .zoombar button { font: inherit; padding: 2px 10px; border: 1px solid #d1d5db; border-radius: 4px; background: #fff; color: var(--ink); cursor: pointer; }
 .zoombar button:hover { background: #f3f4f6; }

@@ -51,9 +51,9 @@ export const REPORT_SCRIPT = `
   if (frames.length === 0) return;
   const end = Math.max(...frames.map((frame) => frame.end));
   let view = [0, end];
-  // One bar above each time chart: how to zoom, or what is shown and a reset button. It is
-  // always there, so that zooming never shifts the page under the pointer.
-  const HINT = "Drag across a plot to zoom in (every chart over time follows) · Ctrl/⌘ + wheel zooms at the pointer · Shift + wheel pans · double-click zooms out.";
+  // One bar in the top corner of each time chart, beside its title: how to zoom, or what is
+  // shown and a reset button. It overlays the figure, so zooming never shifts the page.
+  const HINT = "Drag to zoom (all charts over time follow) · Ctrl/⌘ + wheel zooms · Shift + wheel pans · double-click resets";
   const bars = [];
   for (const figure of new Set(frames.map((frame) => frame.plot.closest("figure.chart")))) {
     if (!figure) continue;
@@ -68,7 +68,7 @@ export const REPORT_SCRIPT = `
     reset.textContent = "Reset zoom";
     reset.hidden = true;
     reset.addEventListener("click", () => zoom(0, end));
-    bar.append(reset, label);
+    bar.append(label, reset);
     figure.querySelector("figcaption").after(bar);
     bars.push({ label, reset, hint });
   }
