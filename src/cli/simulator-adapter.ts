@@ -8,7 +8,8 @@ import type { SimInput } from "../sim/simulate.js";
 import type { SimResult } from "../sim/report.js";
 import { loadWorkloadFile, SpecError, type WorkloadSpec } from "../sim/spec.js";
 import { builtInWorkloads } from "../sim/workloads.js";
-import { toChromeTrace, type ChromeTrace, type ChromeTraceEvent } from "../spans/index.js";
+import type { ChromeTrace } from "../spans/index.js";
+import { simulationTrace } from "./chrome-trace.js";
 import { CliUsageError, SpecProblemsError } from "./errors.js";
 import { formatCount } from "./format/units.js";
 import type { SimulatorApi, Workload } from "./simulator-api.js";
@@ -60,21 +61,9 @@ export function realSimulator(): SimulatorApi {
   };
 }
 
-/**
- * One trace process per worker, named by its address, whatever attributes the roots carry
- * (the simulator says which worker each record came from; roots without a `worker` attribute
- * would otherwise share one process and overlap on its threads).
- */
+/** The run's Chrome trace: tracks, memory counters and transfer flows (chrome-trace.ts). */
 function chromeTrace(result: SimResult): ChromeTrace {
-  const workers = [...result.report.perWorker.map((worker) => worker.address), ...result.spanRecords.map((entry) => entry.worker)];
-  const pids = new Map<string, number>();
-  for (const worker of workers) if (!pids.has(worker)) pids.set(worker, pids.size + 1);
-  const trace = toChromeTrace(
-    result.spanRecords.map((entry) => entry.record),
-    { pid: (_root, index) => pids.get(result.spanRecords[index]!.worker)! },
-  );
-  const processNames: ChromeTraceEvent[] = [...pids].map(([worker, pid]) => ({ name: "process_name", ph: "M", pid, tid: 0, args: { name: worker } }));
-  return { ...trace, traceEvents: [...processNames, ...trace.traceEvents] };
+  return simulationTrace(result);
 }
 
 function outline(spec: WorkloadSpec): string {

@@ -1,25 +1,51 @@
-// Chrome trace-event JSON (the format chrome://tracing and Perfetto open): one complete
-// ("X") event per node, microsecond times, plus metadata events naming processes and
-// threads. Roots map to processes by their `worker` attribute and to threads by their
-// `thread` attribute; roots without a thread slot get lanes so that roots overlapping in
-// time never share a thread (X events on one thread must nest).
+// Chrome trace-event JSON (the format Perfetto and chrome://tracing open): one complete ("X")
+// event per node, microsecond times, metadata events naming processes and threads, and on
+// request counter ("C") tracks and flow arrows between slices. Roots map to processes by their
+// `worker` attribute and to threads by their `thread` attribute (one track per thread slot);
+// roots without a thread slot get lanes, one family per root name (`gather-dep lane 0`, …), so
+// that roots overlapping in time never share a thread (X events on one thread must nest).
 import { displayName, measurementAttributes, NAME_SEPARATOR } from "./display.js";
 import type { AttributeValue, SpanRecord } from "./types.js";
 
 export interface ChromeTraceEvent {
   readonly name: string;
   readonly cat?: string;
-  readonly ph: "X" | "M";
+  readonly ph: "X" | "M" | "C";
   readonly ts?: number;
   readonly dur?: number;
   readonly pid: number;
   readonly tid: number;
   readonly args?: Readonly<Record<string, AttributeValue | number>>;
+  /** Flow binding of the Trace Event Format's flow v2: the flow this slice belongs to. */
+  readonly bind_id?: number;
+  /** The flow leaves this slice (its first slice, or a step). */
+  readonly flow_out?: boolean;
+  /** The flow arrives at this slice (its last slice, or a step). */
+  readonly flow_in?: boolean;
 }
 
 export interface ChromeTrace {
   readonly traceEvents: ChromeTraceEvent[];
   readonly displayTimeUnit: "ms";
+}
+
+/** A value track of a process (Perfetto draws one counter track per process, name and key of `values`). */
+export interface ChromeCounter {
+  readonly pid: number;
+  readonly name: string;
+  /** Seconds, like span times (epochOffset applies). */
+  readonly time: number;
+  readonly values: Readonly<Record<string, number>>;
+}
+
+/**
+ * An arrow through slices of the trace, in order: from the first record to the last, through any
+ * in between. A record (a root or any node of one) may be in one flow only: the trace binds a
+ * flow to a slice by one id on the slice itself (flow v2), which is exact whatever else starts
+ * at the same time on that track.
+ */
+export interface ChromeFlow {
+  readonly records: readonly SpanRecord[];
 }
 
 export interface ChromeTraceOptions {
@@ -29,13 +55,19 @@ export interface ChromeTraceOptions {
   readonly separator?: string;
   /** Process of a root (default: by its `worker` attribute, numbered from 1 in order seen). */
   readonly pid?: (root: SpanRecord, index: number) => number;
-  /** Thread of a root (default: its numeric `thread` attribute, else a free lane). */
+  /** Thread of a root (default: its numeric `thread` attribute, else a free lane of its family). */
   readonly tid?: (root: SpanRecord, index: number) => number;
+  /** Counter samples, emitted sorted by time per process and name. Non-finite values are left out. */
+  readonly counters?: readonly ChromeCounter[];
+  /** Flow arrows between nodes of `records`; flows naming a record that is not in the trace are left out. */
+  readonly flows?: readonly ChromeFlow[];
 }
 
 const DEFAULT_PROCESS = "spanwork";
 /** Lanes for roots without a thread slot start here, clear of real thread numbers. */
 const FIRST_LANE = 1000;
+/** Thread ids reserved per lane family, so that each family's lanes sort together. */
+const LANES_PER_FAMILY = 1000;
 
 function microseconds(seconds: number): number {
   return Math.round(seconds * 1e9) / 1e3;
@@ -45,6 +77,9 @@ function argsOf(record: SpanRecord): Record<string, AttributeValue | number> {
   return { ...record.attributes, ...measurementAttributes(record) };
 }
 
+/** Lanes of one process, per family: its first thread id and the end time of each lane. */
+type ProcessLanes = Map<string, { readonly base: number; readonly ends: number[] }>;
+
 /** Chrome trace-event JSON of the given finished records (roots). */
 export function toChromeTrace(records: SpanRecord | readonly SpanRecord[], options: ChromeTraceOptions = {}): ChromeTrace {
   const roots: readonly SpanRecord[] = Array.isArray(records) ? records : [records as SpanRecord];
@@ -53,8 +88,11 @@ export function toChromeTrace(records: SpanRecord | readonly SpanRecord[], optio
   const events: ChromeTraceEvent[] = [];
   const processIds = new Map<string, number>();
   const namedThreads = new Set<string>();
-  // per pid: end time of each lane
-  const lanes = new Map<number, number[]>();
+  const lanes = new Map<number, ProcessLanes>();
+  const flowMembers = new Set<SpanRecord>();
+  for (const flow of options.flows ?? []) for (const record of flow.records) flowMembers.add(record);
+  // Index in `events` of each node that a flow names.
+  const placements = new Map<SpanRecord, number>();
 
   const order = roots.map((root, index) => ({ root, index }));
   order.sort((a, b) => a.root.startTime - b.root.startTime || a.index - b.index);
@@ -75,30 +113,27 @@ export function toChromeTrace(records: SpanRecord | readonly SpanRecord[], optio
       pid = known;
     }
     let tid: number;
+    let threadName: string;
     const thread = root.attributes["thread"];
     if (options.tid !== undefined) {
       tid = options.tid(root, index);
+      threadName = `thread ${tid}`;
     } else if (typeof thread === "number") {
       tid = thread;
+      threadName = `thread ${thread}`;
     } else {
-      const ends = lanes.get(pid) ?? [];
-      lanes.set(pid, ends);
-      let lane = ends.findIndex((end) => end <= root.startTime);
-      if (lane === -1) {
-        lane = ends.length;
-        ends.push(root.endTime);
-      } else {
-        ends[lane] = root.endTime;
-      }
-      tid = FIRST_LANE + lane;
+      const family = root.name[0] ?? "span";
+      const lane = freeLane(lanes, pid, family, root);
+      tid = lane.tid;
+      threadName = `${family} lane ${lane.lane}`;
     }
     const threadKey = `${pid}:${tid}`;
     if (!namedThreads.has(threadKey)) {
       namedThreads.add(threadKey);
-      const threadName = typeof thread === "number" ? `thread ${thread}` : `lane ${tid - FIRST_LANE}`;
-      events.push({ name: "thread_name", ph: "M", pid, tid, args: { name: options.tid !== undefined ? `thread ${tid}` : threadName } });
+      events.push({ name: "thread_name", ph: "M", pid, tid, args: { name: threadName } });
     }
     const emit = (node: SpanRecord, category: string): void => {
+      if (flowMembers.has(node)) placements.set(node, events.length);
       events.push({
         name: displayName(node, separator),
         cat: category,
@@ -113,5 +148,62 @@ export function toChromeTrace(records: SpanRecord | readonly SpanRecord[], optio
     };
     emit(root, root.name[0] ?? "span");
   }
+  bindFlows(events, options.flows ?? [], placements);
+  events.push(...counterEvents(options.counters ?? [], offset));
   return { traceEvents: events, displayTimeUnit: "ms" };
+}
+
+/** The first lane of the root's family on that process that is free when the root starts. */
+function freeLane(lanes: Map<number, ProcessLanes>, pid: number, family: string, root: SpanRecord): { tid: number; lane: number } {
+  let processLanes = lanes.get(pid);
+  if (!processLanes) lanes.set(pid, (processLanes = new Map()));
+  let familyLanes = processLanes.get(family);
+  if (!familyLanes) {
+    familyLanes = { base: FIRST_LANE + processLanes.size * LANES_PER_FAMILY, ends: [] };
+    processLanes.set(family, familyLanes);
+  }
+  const { ends } = familyLanes;
+  let lane = ends.findIndex((end) => end <= root.startTime);
+  if (lane === -1) {
+    lane = ends.length;
+    ends.push(root.endTime);
+  } else {
+    ends[lane] = root.endTime;
+  }
+  // A family with more concurrent roots than its block of ids continues far above every block.
+  const tid = lane < LANES_PER_FAMILY ? familyLanes.base + lane : FIRST_LANE * LANES_PER_FAMILY + familyLanes.base + lane;
+  return { tid, lane };
+}
+
+/** Numbers each flow from 1 and marks its slices: out on the first, in on the last, both on steps. */
+function bindFlows(events: ChromeTraceEvent[], flows: readonly ChromeFlow[], placements: ReadonlyMap<SpanRecord, number>): void {
+  const bound = new Set<SpanRecord>();
+  let id = 0;
+  for (const flow of flows) {
+    if (flow.records.length < 2) throw new Error(`a Chrome trace flow needs at least two records (got ${flow.records.length})`);
+    for (const record of flow.records) {
+      if (bound.has(record)) throw new Error(`span ${record.name.join("/")} at ${record.startTime} s is in two flows: a slice binds to one flow only`);
+      bound.add(record);
+    }
+    const slots = flow.records.map((record) => placements.get(record));
+    if (slots.some((slot) => slot === undefined)) continue;
+    id += 1;
+    slots.forEach((slot, position) => {
+      const event = events[slot!]!;
+      events[slot!] = {
+        ...event,
+        bind_id: id,
+        ...(position < slots.length - 1 ? { flow_out: true } : {}),
+        ...(position > 0 ? { flow_in: true } : {}),
+      };
+    });
+  }
+}
+
+function counterEvents(counters: readonly ChromeCounter[], offset: number): ChromeTraceEvent[] {
+  const usable = counters
+    .map((counter, index) => ({ counter, index, values: Object.entries(counter.values).filter(([, value]) => Number.isFinite(value)) }))
+    .filter(({ counter, values }) => Number.isFinite(counter.time) && values.length > 0);
+  usable.sort((a, b) => a.counter.pid - b.counter.pid || (a.counter.name < b.counter.name ? -1 : a.counter.name > b.counter.name ? 1 : 0) || a.counter.time - b.counter.time || a.index - b.index);
+  return usable.map(({ counter, values }) => ({ name: counter.name, ph: "C", ts: microseconds(counter.time + offset), pid: counter.pid, tid: 0, args: Object.fromEntries(values) }));
 }

@@ -20,4 +20,4 @@ export { assertValidSpanTree, spanTreeProblems, SpanTreeError } from "./validate
 export { cpuClockIsPerThread, monotonicClock, processCpuClock } from "./clock.js";
 export { QUANTA_PER_SECOND } from "./float.js";
 export { replayToTracer, toHrTime, type ReplayOptions } from "./otel.js";
-export { toChromeTrace, type ChromeTrace, type ChromeTraceEvent, type ChromeTraceOptions } from "./chrome.js";
+export { toChromeTrace, type ChromeCounter, type ChromeFlow, type ChromeTrace, type ChromeTraceEvent, type ChromeTraceOptions } from "./chrome.js";

@@ -1,15 +1,31 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHARTS } from "../../src/cli/html/charts.js";
+import { timelineMarkers } from "../../src/cli/html/markers.js";
 import { renderHtmlReport } from "../../src/cli/html/report-page.js";
 import { realSimulator } from "../../src/cli/simulator-adapter.js";
-import { inspectReport, launchChromium } from "./browser.js";
+import type { SimReport } from "../../src/sim/report.js";
+import { registryNames } from "../../src/util/registry.js";
+import { countCharts, evaluateOn, inspectReport, launchChromium, openReport, screenshot, tooltipOf, widestOnScreen } from "./browser.js";
 import { sampleReport } from "./fixtures.js";
 
+// Screenshots land here for people to look at; the folder is git-ignored (they change with
+// every chromium and font update, and would only bloat the history).
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
-const CHARTS = ["time-by-activity", "bytes-by-activity", "task-stream", "memory"];
+const CHART_IDS: string[] = registryNames(CHARTS);
+
+/** The viewBox of the first plot of a chart, as numbers. */
+async function viewBox(page: Page, chart: string): Promise<number[]> {
+  const box = await page.locator(`figure[data-chart="${chart}"] svg.plot`).first().getAttribute("viewBox");
+  return box!.split(" ").map(Number);
+}
+
+async function axisLabels(page: Page): Promise<string[]> {
+  return page.locator('figure[data-chart="task-stream"] g.x-axis text').allTextContents();
+}
 
 describe("HTML report in a real browser", () => {
   let browser: Browser;
@@ -27,8 +43,8 @@ describe("HTML report in a real browser", () => {
     const path = join(dir, "fixture.html");
     writeFileSync(path, renderHtmlReport(sampleReport(), { generator: "spanwork test" }));
     const page = await inspectReport(browser, path, join(ARTIFACTS, "html-report-fixture.png"));
-    expect(Object.keys(page.charts).sort()).toEqual([...CHARTS].sort());
-    for (const id of CHARTS) {
+    expect(Object.keys(page.charts).sort()).toEqual([...CHART_IDS].sort());
+    for (const id of CHART_IDS) {
       expect(page.charts[id]!.svgElements, `${id} has SVG elements`).toBeGreaterThan(0);
       expect(page.charts[id]!.marks, `${id} has data marks`).toBeGreaterThan(0);
       expect(page.charts[id]!.visibleWidth, `${id} marks have a size on screen`).toBeGreaterThan(0);
@@ -47,7 +63,7 @@ describe("HTML report in a real browser", () => {
     const path = join(dir, "shuffle.html");
     writeFileSync(path, renderHtmlReport(report, { generator: "spanwork test" }));
     const page = await inspectReport(browser, path, join(ARTIFACTS, "html-report-shuffle.png"));
-    for (const id of CHARTS) {
+    for (const id of CHART_IDS) {
       expect(page.charts[id]!.svgElements, `${id} has SVG elements`).toBeGreaterThan(0);
       expect(page.charts[id]!.marks, `${id} has data marks`).toBeGreaterThan(0);
     }
@@ -56,5 +72,165 @@ describe("HTML report in a real browser", () => {
     expect(page.consoleErrors).toEqual([]);
     expect(page.requests).toEqual([]);
     expect(page.tooltip).toMatch(/prefix shuffle-/);
+  });
+
+  describe("a run with transfers, a worker death and pauses", () => {
+    let report: SimReport;
+    let path: string;
+    beforeAll(async () => {
+      // spill-pressure with little disk pauses workers; a death and flaky transfers on top.
+      const simulator = realSimulator();
+      const result = await simulator.simulate(simulator.builtInWorkload("spill-pressure")!, {
+        size: 128,
+        maxSpill: 600e6,
+        faults: [{ kind: "worker-death", worker: 1, at: 10 }, { kind: "transfer-failure", probability: 0.05 }],
+      });
+      report = result.report;
+      path = join(dir, "eventful.html");
+      writeFileSync(path, renderHtmlReport(report, { generator: "spanwork test" }));
+    });
+
+    it("draws the matrix, the bandwidth and the markers with the run's data", async () => {
+      const markers = timelineMarkers(report);
+      expect(markers.deaths).toHaveLength(1);
+      expect(markers.pauses.length).toBeGreaterThan(1);
+      expect(report.transfers.some((t) => t.outcome === "failed")).toBe(true);
+      const { page, consoleErrors, requests } = await openReport(browser, path);
+      const charts = await countCharts(page);
+
+      const pairs = new Set(report.transfers.map((t) => `${t.from} ${t.to}`));
+      expect(await page.locator('figure[data-chart="transfer-matrix"] rect.mark.cell').count()).toBe(2 * pairs.size);
+      expect(await page.locator('figure[data-chart="transfer-matrix"] .undelivered').count()).toBeGreaterThan(0);
+
+      const points = await evaluateOn<number[]>(page, 'figure[data-chart="bandwidth"] path.mark', "(paths) => paths.map((path) => Number(path.dataset.points))");
+      expect(points.length).toBe(1 + 2 * report.workers);
+      for (const count of points) expect(count).toBe(200);
+      expect(charts.bandwidth!.visibleWidth).toBeGreaterThan(400);
+
+      const stream = 'figure[data-chart="task-stream"]';
+      expect(await page.locator(`${stream} .marker.pause`).count()).toBe(markers.pauses.length);
+      expect(await page.locator(`${stream} .marker.death`).count()).toBe(1);
+      expect(await page.locator('figure[data-chart="memory"] .marker.death').count()).toBe(1);
+      expect(await page.locator('figure[data-chart="memory"] .marker.pause.strip').count()).toBe(markers.pauses.length);
+      const pauseWidth = await widestOnScreen(page, `${stream} .marker.pause`);
+      expect(pauseWidth).toBeGreaterThan(1);
+      expect(charts["task-stream"]!.markers).toBeGreaterThan(markers.pauses.length);
+
+      expect(consoleErrors).toEqual([]);
+      expect(requests).toEqual([]);
+      await screenshot(page, join(ARTIFACTS, "html-report-eventful.png"));
+      await screenshot(page, join(ARTIFACTS, "html-report-eventful-matrix.png"), 'figure[data-chart="transfer-matrix"]');
+      await screenshot(page, join(ARTIFACTS, "html-report-eventful-bandwidth.png"), 'figure[data-chart="bandwidth"]');
+      await page.context().close();
+    });
+
+    it("shows details on hover: task, matrix cell, death and pause", async () => {
+      const { page, consoleErrors } = await openReport(browser, path);
+      const task = await tooltipOf(page, 'figure[data-chart="task-stream"] rect.mark');
+      const record = report.taskRecords.find((r) => task.startsWith(r.key));
+      expect(record, `a task run named in ${JSON.stringify(task)}`).toBeDefined();
+      expect(task).toContain(`prefix ${record!.prefix} · ${record!.outcome}`);
+      expect(task).toContain(`${record!.worker} · thread ${record!.thread}`);
+      expect(task).toMatch(/start [\d.]+ m?s · end [\d.]+ m?s/);
+
+      const cell = await tooltipOf(page, 'figure[data-chart="transfer-matrix"] rect.mark.cell');
+      expect(cell).toMatch(/^tcp:\/\/\S+ → tcp:\/\/\S+\n[\d.]+ [KMG]iB in [\d.]+ m?s/);
+      expect(cell).toMatch(/\d+ transfers?: \d+ (ok|failed|busy)/);
+
+      expect(await tooltipOf(page, 'figure[data-chart="task-stream"] .marker.hit')).toMatch(/died at 10\.0 s/);
+      expect(await tooltipOf(page, 'figure[data-chart="memory"] .marker.pause.strip')).toMatch(/paused\n[\d.]+ m?s → [\d.]+ m?s/);
+      expect(consoleErrors).toEqual([]);
+      await page.context().close();
+    });
+
+    it("zooms every time chart together by drag and wheel, and resets", async () => {
+      const { page, consoleErrors } = await openReport(browser, path);
+      const [, , fullWidth, height] = await viewBox(page, "task-stream");
+      const original = await axisLabels(page);
+      const plot = page.locator('figure[data-chart="task-stream"] svg.plot');
+      await plot.scrollIntoViewIfNeeded();
+      let box = (await plot.boundingBox())!;
+      const widest = 'figure[data-chart="task-stream"] rect.mark';
+      const widthBefore = await widestOnScreen(page, widest);
+      const bar = page.locator('figure[data-chart="task-stream"] .zoombar');
+      expect(await bar.locator("span").textContent()).toMatch(/^Drag to zoom/);
+      expect(await bar.locator("button").isHidden()).toBe(true);
+
+      // Drag from a quarter to half of the plot: a 4× zoom on [25%, 50%] of the run.
+      await page.mouse.move(box.x + box.width * 0.25, box.y + 5);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.4, box.y + 20, { steps: 4 });
+      await page.mouse.move(box.x + box.width * 0.5, box.y + 20, { steps: 4 });
+      await page.mouse.up();
+      const zoomed = await viewBox(page, "task-stream");
+      expect(zoomed[0]! / fullWidth!).toBeCloseTo(0.25, 2);
+      expect(zoomed[2]! / fullWidth!).toBeCloseTo(0.25, 2);
+      expect(zoomed[3]).toBe(height);
+      const memory = await viewBox(page, "memory");
+      expect(memory[0]! / memory[2]!).toBeCloseTo(zoomed[0]! / zoomed[2]!, 6);
+      const bandwidth = await viewBox(page, "bandwidth");
+      expect(bandwidth[0]! / bandwidth[2]!).toBeCloseTo(zoomed[0]! / zoomed[2]!, 6);
+      expect(await axisLabels(page)).not.toEqual(original);
+      expect(await bar.locator("span").textContent()).toMatch(/^Showing [\d.]+ s to [\d.]+ s of [\d.]+ s\.$/);
+      expect(await bar.locator("button").isVisible()).toBe(true);
+      const widthAfter = await widestOnScreen(page, widest);
+      expect(widthAfter).toBeGreaterThan(widthBefore * 3);
+      await screenshot(page, join(ARTIFACTS, "html-report-eventful-zoomed.png"), 'figure[data-chart="task-stream"]');
+      await screenshot(page, join(ARTIFACTS, "html-report-eventful-zoomed-memory.png"), 'figure[data-chart="memory"]');
+
+      // Ctrl + wheel zooms in around the pointer; Shift + wheel pans. (The screenshots scrolled.)
+      await plot.scrollIntoViewIfNeeded();
+      box = (await plot.boundingBox())!;
+      await page.mouse.move(box.x + box.width * 0.5, box.y + 20);
+      await page.keyboard.down("Control");
+      await page.mouse.wheel(0, -200);
+      await page.keyboard.up("Control");
+      await expect.poll(async () => (await viewBox(page, "task-stream"))[2]!).toBeLessThan(zoomed[2]! * 0.8);
+      const wheeled = await viewBox(page, "task-stream");
+      await page.keyboard.down("Shift");
+      await page.mouse.wheel(0, 100);
+      await page.keyboard.up("Shift");
+      await expect.poll(async () => (await viewBox(page, "task-stream"))[0]!).toBeGreaterThan(wheeled[0]!);
+      expect((await viewBox(page, "task-stream"))[2]).toBeCloseTo(wheeled[2]!, 3);
+
+      // Reset by the button, then zoom again and reset by double-click.
+      await bar.locator("button").click();
+      expect(await viewBox(page, "task-stream")).toEqual([0, 0, fullWidth, height]);
+      expect(await axisLabels(page)).toEqual(original);
+      expect(await bar.locator("button").isHidden()).toBe(true);
+      await plot.scrollIntoViewIfNeeded();
+      box = (await plot.boundingBox())!;
+      await page.mouse.move(box.x + box.width * 0.6, box.y + 5);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.7, box.y + 5, { steps: 4 });
+      await page.mouse.up();
+      expect((await viewBox(page, "task-stream"))[0]).toBeGreaterThan(0);
+      await page.mouse.dblclick(box.x + box.width * 0.5, box.y + 5);
+      expect(await viewBox(page, "task-stream")).toEqual([0, 0, fullWidth, height]);
+      expect(consoleErrors).toEqual([]);
+      await page.context().close();
+    });
+
+    it("stays complete without JavaScript", async () => {
+      const { page, consoleErrors } = await openReport(browser, path, { javaScript: false });
+      const charts = await countCharts(page);
+      for (const id of CHART_IDS) expect(charts[id]!.marks, `${id} has data marks`).toBeGreaterThan(0);
+      expect(await page.locator(".zoombar").count()).toBe(0);
+      expect(consoleErrors).toEqual([]);
+      await page.context().close();
+    });
+  });
+
+  it("renders faulty-shuffle (a death and failed transfers)", async () => {
+    const simulator = realSimulator();
+    const workload = simulator.loadWorkloadFile(new URL("../../workloads/faulty-shuffle.json", import.meta.url).pathname, "faulty-shuffle.json");
+    const { report } = await simulator.simulate(workload, {});
+    const path = join(dir, "faulty-shuffle.html");
+    writeFileSync(path, renderHtmlReport(report, { generator: "spanwork test" }));
+    const page = await inspectReport(browser, path, join(ARTIFACTS, "html-report-faulty-shuffle.png"));
+    expect(page.charts["task-stream"]!.markers).toBeGreaterThanOrEqual(2);
+    expect(page.charts["transfer-matrix"]!.marks).toBeGreaterThan(0);
+    expect(page.consoleErrors).toEqual([]);
+    expect(page.requests).toEqual([]);
   });
 });

@@ -4,19 +4,10 @@ import { MAX_MEMORY_PANELS } from "../../src/cli/html/memory-chart.js";
 import { renderHtmlReport } from "../../src/cli/html/report-page.js";
 import { byteTicks, niceTicks, px, ticksWithin } from "../../src/cli/html/svg.js";
 import { MAX_TASK_MARKS } from "../../src/cli/html/task-stream.js";
+import { hashedColour } from "../../src/cli/html/palette.js";
 import type { MemorySample, SimReport, TaskRecord, WorkerSummary } from "../../src/sim/report.js";
 import { sampleReport } from "./fixtures.js";
-
-/** The markup of one chart's <figure>. */
-function chartMarkup(html: string, id: string): string {
-  const start = html.indexOf(`<figure class="chart" id="${id}"`);
-  expect(start, `chart ${id} is missing`).toBeGreaterThanOrEqual(0);
-  return html.slice(start, html.indexOf("</figure>", start));
-}
-
-function count(text: string, pattern: RegExp): number {
-  return text.match(pattern)?.length ?? 0;
-}
+import { chartMarkup, count } from "./html-markup.js";
 
 describe("renderHtmlReport", () => {
   const html = renderHtmlReport(sampleReport(), { generator: "spanwork 0.1.0" });
@@ -28,7 +19,7 @@ describe("renderHtmlReport", () => {
     expect(count(html, /<script>/g)).toBe(1);
   });
 
-  it("draws the four charts, each with data marks", () => {
+  it("draws the activity, task-stream and memory charts, each with data marks", () => {
     const marks = {
       "time-by-activity": count(chartMarkup(html, "time-by-activity"), /<rect class="mark"/g),
       "bytes-by-activity": count(chartMarkup(html, "bytes-by-activity"), /<rect class="mark"/g),
@@ -41,14 +32,15 @@ describe("renderHtmlReport", () => {
 
   it("colours the task stream by prefix, outlines failures and has tooltips", () => {
     const stream = chartMarkup(html, "task-stream");
-    expect(stream).toContain('data-tip="sum-1&#10;prefix sum · failed&#10;sim://w1, thread 0&#10;3.00 s → 3.50 s (500 ms)"');
+    expect(stream).toContain('data-tip="sum-1&#10;prefix sum · failed&#10;sim://w1 · thread 0&#10;start 3.00 s · end 3.50 s (500 ms)"');
     expect(count(stream, /class="mark failed"/g)).toBe(1);
-    expect(stream).toMatch(/<li data-series="inc"><span class="swatch" style="background:#4e79a7"><\/span>inc<\/li>/);
+    expect(stream).toContain(`<li data-series="inc"><span class="swatch" style="background:${hashedColour("inc")}"></span>inc</li>`);
+    expect(stream).toContain(`fill="${hashedColour("sum")}"`);
   });
 
   it("draws the memory limit and both series per worker", () => {
     const memory = chartMarkup(html, "memory");
-    expect(count(memory, /<svg class="panel"/g)).toBe(2);
+    expect(count(memory, /<svg class="panel timeline"/g)).toBe(2);
     expect(count(memory, /class="mark limit"/g)).toBe(2);
     expect(memory).toContain("in memory, peak 250 MiB");
   });
@@ -99,7 +91,7 @@ describe("renderHtmlReport", () => {
     expect(stream).toMatch(/short task runs are drawn as [\d,]+ merged rectangles|narrowest rectangles are not drawn/);
     expect(stream).toContain("60,000 task runs on 80 threads.");
     const memoryChart = chartMarkup(page, "memory");
-    expect(count(memoryChart, /<svg class="panel"/g)).toBe(MAX_MEMORY_PANELS);
+    expect(count(memoryChart, /<svg class="panel timeline"/g)).toBe(MAX_MEMORY_PANELS);
     expect(memoryChart).toContain(`Showing the ${MAX_MEMORY_PANELS} workers with the highest peaks; 8 more are in --json.`);
     expect(page.length).toBeLessThan(2_000_000);
   });

@@ -1,6 +1,5 @@
-// The CSS and script inlined into every HTML report. Kept small and dependency-free so the file
-// opens anywhere, offline, with nothing fetched. The script only adds tooltips and legend
-// highlighting; the charts are complete without it.
+// The CSS inlined into every HTML report (the script is in page-script.ts). Kept small and
+// dependency-free so the file opens anywhere, offline, with nothing fetched.
 
 export const REPORT_CSS = `
 :root { color-scheme: light; --ink: #1f2937; --muted: #6b7280; --line: #e5e7eb; --ok: #15803d; --bad: #b91c1c; }
@@ -35,45 +34,46 @@ svg .empty { fill: var(--muted); font-size: 13px; }
 svg .mark { transition: opacity .12s; }
 svg rect.mark.failed { stroke: var(--bad); stroke-width: 1.5; }
 svg rect.mark.faded { opacity: .4; }
-svg path.area { fill-opacity: .25; stroke: #2563eb; stroke-width: 1.2; }
+svg path.area { fill-opacity: .25; stroke-width: 1.2; }
 svg path.line { fill: none; stroke-width: 1.6; }
 svg line.limit { stroke-dasharray: 5 4; stroke-width: 1.2; }
 .panels { display: grid; grid-template-columns: repeat(2, 1fr); gap: 12px 16px; }
 @media (max-width: 700px) { .panels, .figures { grid-template-columns: 1fr; } }
-.highlighting .mark:not(.hl) { opacity: .12; }
+.highlighting .mark:not(.hl), .highlighting .marker:not(.hl) { opacity: .12; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; font-size: 13px; }
 th, td { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: left; white-space: nowrap; }
 th { color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; }
 td.abnormal { color: #b45309; font-weight: 600; }
 .share { display: inline-block; height: 9px; background: #60a5fa; border-radius: 2px; vertical-align: middle; }
-#tip { position: fixed; pointer-events: none; background: #111827; color: #f9fafb; padding: 6px 8px; border-radius: 4px; font-size: 12px; white-space: pre-line; max-width: 420px; z-index: 10; }
+#tip { position: fixed; pointer-events: none; background: #111827; color: #f9fafb; padding: 6px 9px; border-radius: 5px; font-size: 12px; line-height: 1.5; white-space: pre-line; max-width: 440px; z-index: 10; box-shadow: 0 4px 14px rgba(0,0,0,.18); }
+#tip strong { font-weight: 600; }
+svg.plot { overflow: hidden; }
+svg.plot * { vector-effect: non-scaling-stroke; }
+svg.zoomable { cursor: crosshair; user-select: none; }
+svg .extra-slot { fill: #f6f7f9; }
+svg .marker.pause { fill: #eab308; fill-opacity: .2; }
+svg .marker.pause.faint { fill-opacity: .1; }
+svg .marker.pause.strip { fill-opacity: .9; }
+svg .marker.dead { fill: #6b7280; fill-opacity: .16; }
+svg .marker.death { stroke: #b91c1c; stroke-width: 2; }
+svg .marker.steal { stroke: #7c3aed; stroke-width: 1.5; stroke-dasharray: 3 2; }
+svg .marker.hit { stroke: transparent; stroke-width: 9; pointer-events: stroke; }
+svg .label.dead, svg .panel-title.dead { fill: #b91c1c; }
+svg .baseline { stroke: #9ca3af; stroke-width: 1; }
+svg .brush { fill: #2563eb; fill-opacity: .12; stroke: #2563eb; stroke-width: 1; pointer-events: none; }
+svg rect.cell.empty { fill: #fafafa; stroke: #f3f4f6; }
+svg rect.cell.self { fill: #f3f4f6; }
+svg rect.mark:hover { stroke: #111827; stroke-width: 1.5; }
+svg .cell-value { fill: var(--ink); font-size: 10px; pointer-events: none; }
+svg .cell-value.dark { fill: #fff; }
+svg .undelivered { fill: #dc2626; pointer-events: none; }
+.panels svg.full { grid-column: 1 / -1; }
+figure.chart { position: relative; }
+.zoombar { position: absolute; top: 13px; right: 16px; max-width: 72%; display: flex; align-items: center; justify-content: flex-end; gap: 10px; font-size: 12px; color: var(--muted); white-space: nowrap; }
+@media (max-width: 900px) { .zoombar { position: static; max-width: none; justify-content: flex-start; margin: 0 0 6px; } }
+.zoombar button[hidden] { display: none; }
+.zoombar button { font: inherit; padding: 2px 10px; border: 1px solid #d1d5db; border-radius: 4px; background: #fff; color: var(--ink); cursor: pointer; }
+.zoombar button:hover { background: #f3f4f6; }
 footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
-`;
-
-export const REPORT_SCRIPT = `
-(() => {
-  const tip = document.getElementById("tip");
-  document.addEventListener("mouseover", (event) => {
-    const target = event.target instanceof Element ? event.target.closest("[data-tip]") : null;
-    if (!target) { tip.hidden = true; return; }
-    tip.textContent = target.getAttribute("data-tip");
-    tip.hidden = false;
-  });
-  document.addEventListener("mousemove", (event) => {
-    const x = Math.min(event.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
-    const y = event.clientY + 16 + tip.offsetHeight > window.innerHeight ? event.clientY - tip.offsetHeight - 10 : event.clientY + 16;
-    tip.style.left = x + "px";
-    tip.style.top = y + "px";
-  });
-  for (const item of document.querySelectorAll("ul.legend li[data-series]")) {
-    const chart = item.closest("figure.chart");
-    const series = item.getAttribute("data-series");
-    item.addEventListener("mouseenter", () => {
-      chart.classList.add("highlighting");
-      for (const mark of chart.querySelectorAll(".mark")) mark.classList.toggle("hl", mark.getAttribute("data-series") === series);
-    });
-    item.addEventListener("mouseleave", () => chart.classList.remove("highlighting"));
-  }
-})();
 `;

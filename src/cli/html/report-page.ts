@@ -1,14 +1,15 @@
 import type { SimReport } from "../../sim/report.js";
-import { activityStacks, fineMetricBreakdown, type ActivityStack, type FineMetricRow } from "../fine-metrics.js";
+import { registryNames } from "../../util/registry.js";
+import { fineMetricBreakdown, type FineMetricRow } from "../fine-metrics.js";
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "../format/units.js";
-import type { Chart } from "./chart.js";
+import { compareText } from "../text-order.js";
+import type { Chart, ChartContext } from "./chart.js";
+import { CHARTS } from "./charts.js";
 import { escapeHtml } from "./escape.js";
-import { memoryChart } from "./memory-chart.js";
-import { REPORT_CSS, REPORT_SCRIPT } from "./page-assets.js";
+import { timelineMarkers } from "./markers.js";
+import { REPORT_CSS } from "./page-assets.js";
+import { REPORT_SCRIPT } from "./page-script.js";
 import { prefixColours } from "./palette.js";
-import { stackedBarsChart } from "./stacked-bars.js";
-import { byteTicks, niceTicks } from "./svg.js";
-import { taskStreamChart } from "./task-stream.js";
 
 /** Rows of the fine-metrics table in the page; the rest are counted in a closing line. */
 export const MAX_METRIC_TABLE_ROWS = 300;
@@ -20,43 +21,17 @@ export interface HtmlReportOptions {
 
 /**
  * The whole report as one self-contained HTML document: inline CSS, inline SVG charts drawn
- * here on the Node side, and a few lines of inline script for tooltips. Nothing is fetched when
- * it opens. The same report gives the same bytes.
+ * here on the Node side (the registry in charts.ts), and a little inline script for tooltips
+ * and zooming. Nothing is fetched when it opens. The same report gives the same bytes.
  */
 export function renderHtmlReport(report: SimReport, options: HtmlReportOptions = {}): string {
   const breakdown = fineMetricBreakdown(report.metrics);
+  // Legend order: the prefixes with the most task time first. Colours come from the names only.
   const prefixTime = new Map<string, number>();
   for (const record of report.taskRecords) prefixTime.set(record.prefix, (prefixTime.get(record.prefix) ?? 0) + (record.end - record.start));
-  const colours = prefixColours(prefixTime);
-  const countByStackActivity = new Map<string, number>();
-  for (const row of breakdown.rows) {
-    const key = stackActivityKey(row.context, row.prefix, row.activity);
-    countByStackActivity.set(key, (countByStackActivity.get(key) ?? 0) + row.count);
-  }
-  const charts: Chart[] = [
-    stackedBarsChart({
-      id: "time-by-activity",
-      title: "Time by activity",
-      description: "Seconds per context and task prefix, split by activity: execute is time on worker threads, gather-dep and get-data time on transfers between workers.",
-      stacks: activityStacks(breakdown.rows, "seconds"),
-      ticks: (max) => niceTicks(max, 6),
-      format: formatSeconds,
-    }),
-    stackedBarsChart({
-      id: "bytes-by-activity",
-      title: "Bytes by activity",
-      description: "Bytes moved per context and task prefix, split by activity: network transfers, spilling to and reading back from disk, reads from memory.",
-      stacks: activityStacks(breakdown.rows, "bytes"),
-      ticks: (max) => byteTicks(max, 6),
-      format: formatBytes,
-      detail: (stack: ActivityStack, activity: string) => {
-        const count = countByStackActivity.get(stackActivityKey(stack.context, stack.prefix, activity)) ?? 0;
-        return count > 0 ? `${formatCount(count)} ${count === 1 ? "operation" : "operations"}` : undefined;
-      },
-    }),
-    taskStreamChart(report, colours),
-    memoryChart(report),
-  ];
+  const byTime = [...prefixTime].sort((a, b) => b[1] - a[1] || compareText(a[0], b[0])).map(([prefix]) => prefix);
+  const context: ChartContext = { report, breakdown, prefixColours: prefixColours(byTime), markers: timelineMarkers(report) };
+  const charts: Chart[] = registryNames(CHARTS).map((name) => ({ ...CHARTS[name].render(context), id: name }));
   const title = `spanwork report · ${report.workload}`;
   return [
     "<!DOCTYPE html>",
@@ -88,10 +63,6 @@ export function renderHtmlReport(report: SimReport, options: HtmlReportOptions =
     "</html>",
     "",
   ].join("\n");
-}
-
-function stackActivityKey(context: string, prefix: string, activity: string): string {
-  return JSON.stringify([context, prefix, activity]);
 }
 
 function configLine(report: SimReport): string {

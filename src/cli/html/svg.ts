@@ -76,16 +76,3 @@ export function xAxis(ticks: readonly number[], scale: LinearScale, y: number, g
     })
     .join("");
 }
-
-/** A vertical axis at `x` with grid lines to `gridRight`. */
-export function yAxis(ticks: readonly number[], scale: LinearScale, x: number, gridRight: number, format: (value: number) => string): string {
-  return ticks
-    .map((tick) => {
-      const y = scale(tick);
-      return (
-        element("line", { class: "grid", x1: x, x2: gridRight, y1: y, y2: y }) +
-        text(x - 4, y + 3, format(tick), { class: "tick", "text-anchor": "end" })
-      );
-    })
-    .join("");
-}
