@@ -213,20 +213,34 @@ export function defaultPeer(index: number): string {
   return index % 3 === 2 ? `10.0.0.${9 + group}:1` : `127.0.0.1:${2 + index - group}`;
 }
 
-function names(option: number | readonly string[] | undefined, fallback: number, make: (i: number) => string, what: string): readonly string[] {
+/**
+ * A universe option (a count or the names themselves) as a frozen list of distinct names;
+ * a RangeError naming `caller` and `what` otherwise.
+ */
+export function nameList(
+  option: number | readonly string[] | undefined,
+  fallback: number,
+  make: (index: number) => string,
+  caller: string,
+  what: string,
+): readonly string[] {
+  if (typeof option === "number" && !(Number.isInteger(option) && option > 0)) {
+    throw new RangeError(`${caller}: ${what} must be a positive integer or a list of names, got ${option}`);
+  }
   const list = typeof option === "object" ? [...option] : Array.from({ length: option ?? fallback }, (_, i) => make(i));
-  if (list.length === 0) throw new RangeError(`arbitraryStimuli: ${what} must not be empty`);
-  if (new Set(list).size !== list.length) throw new RangeError(`arbitraryStimuli: ${what} must be distinct, got ${JSON.stringify(list)}`);
+  if (list.length === 0 || new Set(list).size !== list.length) {
+    throw new RangeError(`${caller}: ${what} must be a non-empty list of distinct names, got ${JSON.stringify(list)}`);
+  }
   return Object.freeze(list);
 }
 
 /** Fills in the defaults of `options` and checks them (RangeError naming the option). */
 export function stimuliUniverse(options: StimuliOptions = {}): StimuliUniverse {
-  const taskKeys = names(options.taskKeys, 8, (i) => `t${i}`, "taskKeys");
-  const dataKeys = names(options.dataKeys, 6, (i) => `d${i}`, "dataKeys");
+  const taskKeys = nameList(options.taskKeys, 8, (i) => `t${i}`, "arbitraryStimuli", "taskKeys");
+  const dataKeys = nameList(options.dataKeys, 6, (i) => `d${i}`, "arbitraryStimuli", "dataKeys");
   const overlap = taskKeys.filter((key) => dataKeys.includes(key));
   if (overlap.length > 0) throw new RangeError(`arbitraryStimuli: taskKeys and dataKeys overlap: ${JSON.stringify(overlap)}`);
-  const peers = names(options.peers, 3, defaultPeer, "peers");
+  const peers = nameList(options.peers, 3, defaultPeer, "arbitraryStimuli", "peers");
   const sizes = Object.freeze([...(options.sizes ?? DEFAULT_SIZES)]);
   if (sizes.length === 0 || sizes.some((size) => !(size >= 0) || !Number.isFinite(size))) {
     throw new RangeError(`arbitraryStimuli: sizes must be finite numbers ≥ 0, got ${JSON.stringify(sizes)}`);
