@@ -3,20 +3,12 @@
 // stimulus, and optionally drains: lets everything outstanding succeed and checks that the
 // worker comes to rest. A failure is a StimulusViolation that names the invariant, the
 // stimulus, the story of the key and a line that replays the run.
-import {
-  EVENT_KINDS,
-  InvalidTaskState,
-  InvalidTransition,
-  type Instruction,
-  type Key,
-  type StateMachineEvent,
-  type WorkerState,
-} from "../state/index.js";
+import { EVENT_KINDS, type Instruction, type StateMachineEvent, type WorkerState } from "../state/index.js";
 import { TransitionRecorder, type TransitionRecord } from "./coverage.js";
 import { formatInstruction } from "./match.js";
 import { ModelViolation, SchedulerModel, keyOfEvent, type DaskBugs } from "./scheduler-model.js";
 import type { Stimulus } from "./stimuli.js";
-import { StimulusViolation } from "./violation.js";
+import { StimulusViolation, keyOfError } from "./violation.js";
 
 export interface RunStimuliOptions {
   /**
@@ -157,27 +149,6 @@ function violation(
     },
     { cause: error },
   );
-}
-
-/**
- * The key an error is about: its `key` field, or the first key its message names that the
- * worker knows (as a JSON string or inside a TaskState repr `<TaskState 'k' state>`).
- */
-function keyOfError(ws: WorkerState, error: unknown): Key | null {
-  if (error instanceof InvalidTaskState || error instanceof InvalidTransition || error instanceof ModelViolation) return error.key;
-  if (!(error instanceof Error)) return null;
-  for (const match of error.message.matchAll(/<TaskState '(.*?)' [^>]*>|("(?:[^"\\]|\\.)*")/g)) {
-    let key: unknown = match[1];
-    if (match[2] !== undefined) {
-      try {
-        key = JSON.parse(match[2]);
-      } catch {
-        continue;
-      }
-    }
-    if (typeof key === "string" && (ws.tasks.has(key) || ws.data.has(key))) return key;
-  }
-  return null;
 }
 
 /** `runStimuli(ws, [...])` with the steps consumed so far, when they are plain data. */

@@ -1,6 +1,6 @@
 // The error of a property run that broke: what broke (the invariant), on which stimulus,
 // the story of the key involved, what led there, and the one line that replays it.
-import type { Key, LogEntry, StateMachineEvent } from "../state/index.js";
+import { InvalidTaskState, InvalidTransition, type Key, type LogEntry, type StateMachineEvent, type WorkerState } from "../state/index.js";
 import { formatValue } from "./equality.js";
 
 /** fast-check's coordinates of a counterexample: `fc.assert(property, { seed, path })` replays it. */
@@ -99,4 +99,26 @@ export class StimulusViolation extends Error {
   withReplay(replay: ReplayParameters): StimulusViolation {
     return new StimulusViolation({ ...this.details, replay }, { cause: this.cause });
   }
+}
+
+/**
+ * The key an error is about: its `key` field, or the first key its message names that the
+ * worker knows (as a JSON string or inside a TaskState repr `<TaskState 'k' state>`).
+ */
+export function keyOfError(ws: WorkerState, error: unknown): Key | null {
+  if (error instanceof InvalidTaskState || error instanceof InvalidTransition) return error.key;
+  if (error instanceof Error && "key" in error && (typeof error.key === "string" || error.key === null)) return error.key;
+  if (!(error instanceof Error)) return null;
+  for (const match of error.message.matchAll(/<TaskState '(.*?)' [^>]*>|("(?:[^"\\]|\\.)*")/g)) {
+    let key: unknown = match[1];
+    if (match[2] !== undefined) {
+      try {
+        key = JSON.parse(match[2]);
+      } catch {
+        continue;
+      }
+    }
+    if (typeof key === "string" && (ws.tasks.has(key) || ws.data.has(key))) return key;
+  }
+  return null;
 }

@@ -16,6 +16,7 @@ import {
   ComputeTaskEvent,
   FreeKeysEvent,
   PauseEvent,
+  SecedeEvent,
   StealRequestEvent,
   UnpauseEvent,
   type Key,
@@ -35,7 +36,8 @@ import {
 import { TransitionRecorder, type TransitionRecord } from "./coverage.js";
 import { LOCAL_ADDRESS } from "./fixtures.js";
 import { formatInstruction } from "./match.js";
-import { StimulusViolation } from "./violation.js";
+import { keyOfEvent } from "./scheduler-model.js";
+import { StimulusViolation, keyOfError } from "./violation.js";
 import type { PeerAnswer, TaskEnd, WorkerMessage, WorkerScenario } from "./worker-scenario.js";
 
 export interface RunWorkerScenarioOptions {
@@ -58,9 +60,10 @@ export interface WorkerRun extends TransitionRecord {
   readonly steps: number;
 }
 
-/** The `runSpec` of a harness task: how its execution ends. */
+/** The `runSpec` of a harness task: how its execution goes. */
 interface HarnessTask {
   readonly end: TaskEnd;
+  readonly secede: boolean;
   readonly nbytes: number;
 }
 
@@ -98,6 +101,8 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
       for (const [key, value] of task.dependencies) {
         if (value !== peerValue(key)) fail(`${JSON.stringify(task.key)} read ${JSON.stringify(value)} for its input ${JSON.stringify(key)}`, task.key);
       }
+      // what dask's secede() does from inside a task: tell the worker, which frees the thread
+      if (spec.secede) handle(SecedeEvent({ key: task.key, computeDuration: 0, stimulusId: `secede-${task.key}-${task.runId}` }));
       await scheduler.schedule(Promise.resolve(), `${task.key} ends: ${spec.end}`);
       if (spec.end === "failure") throw new Error(`${task.key} failed as scripted`);
       if (spec.end === "reschedule") throw new Reschedule(`${task.key} asked to be rescheduled as scripted`);
@@ -107,8 +112,11 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
   const transport: Transport = {
     explicitSpans: true,
     async getData(peer, keys): Promise<GetDataResponse> {
-      const answer: PeerAnswer = answers.get(peer)?.shift() ?? "ok";
-      await scheduler.schedule(Promise.resolve(), `${peer} answers ${answer} for ${keys.join(", ")}`);
+      const scripted: PeerAnswer = answers.get(peer)?.shift() ?? "ok";
+      await scheduler.schedule(Promise.resolve(), `${peer} answers ${scripted} for ${keys.join(", ")}`);
+      // A failure other than the network while a waiting task needs the keys leaves it waiting
+      // for ever (dask #6705): like runStimuli's model, the peer's link fails instead.
+      const answer = scripted === "failure" && neededByWaitingTask(worker, keys) ? "network-failure" : scripted;
       switch (answer) {
         case "busy":
           return { status: "busy" };
@@ -140,14 +148,22 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
         const run = `${message.key}#${message.runId}`;
         if (finished.has(run)) fail(`a second ${message.op} for run ${message.runId} of ${JSON.stringify(message.key)}`, message.key);
         finished.add(run);
+        // null when the key was not executed here (a failed fetch, a value gathered for a resumed task)
         const thread = message.thread;
-        if (thread === null || !(thread >= 0 && thread < worker.state.nthreads)) {
+        if (thread !== null && !(thread >= 0 && thread < worker.state.nthreads)) {
           fail(`${message.op} of ${JSON.stringify(message.key)} names thread ${thread} on a worker with ${worker.state.nthreads} threads`, message.key);
         }
       }
     },
     onError: (error) => fail(`the worker reported an internal error: ${error instanceof Error ? error.message : String(error)}`, null),
   });
+  const handle = (event: StateMachineEvent): void => {
+    try {
+      worker.handleStimulus(event);
+    } catch (error) {
+      fail(`${formatInstruction(event)} threw: ${error instanceof Error ? error.message : String(error)}`, keyOfError(worker.state, error) ?? keyOfEvent(event));
+    }
+  };
   const recorder = new TransitionRecorder(worker.state);
   const watchIdle = (): void => {
     void worker.idle().then(() => {
@@ -165,7 +181,7 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
       Object.assign(Object.create(null) as Record<Key, number>, Object.fromEntries(replicas.map((r) => [r.key, r.nbytes])));
     switch (message.kind) {
       case "compute": {
-        const runSpec: HarnessTask = { end: message.end, nbytes: message.nbytes };
+        const runSpec: HarnessTask = { end: message.end, secede: message.secede, nbytes: message.nbytes };
         return ComputeTaskEvent({ key: message.key, runId: ++runId, whoHas: whoHas(message.inputs), nbytes: sizes(message.inputs), runSpec, stimulusId });
       }
       case "free":
@@ -181,12 +197,7 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
     }
   };
   const deliver = (message: WorkerMessage) => async (): Promise<void> => {
-    const event = toEvent(message);
-    try {
-      worker.handleStimulus(event);
-    } catch (error) {
-      fail(`${formatInstruction(event)} threw: ${error instanceof Error ? error.message : String(error)}`, "key" in event ? event.key : null);
-    }
+    handle(toEvent(message));
     watchIdle();
   };
   // A real scheduler would unpause the worker eventually; the last message does.
@@ -209,8 +220,7 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
       checkThreads(worker);
       options.check?.(worker);
     } catch (error) {
-      const key = error instanceof HarnessFailure ? error.key : null;
-      fail(error instanceof Error ? error.message : String(error), key);
+      fail(error instanceof Error ? error.message : String(error), keyOfError(worker.state, error));
       throwIfFailed();
     }
     recorder.maybeCollect();
@@ -248,12 +258,25 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
   return { worker, messages, steps, transitions: recorder.transitions, unrecordedTransitions: recorder.unrecordedTransitions };
 }
 
+function neededByWaitingTask(worker: Worker, keys: readonly Key[]): boolean {
+  return keys.some((key) => {
+    const ts = worker.state.tasks.get(key);
+    return ts !== undefined && [...ts.dependents].some((dependent) => dependent.waitingForData.has(ts));
+  });
+}
+
+/**
+ * Slots are 0…nthreads-1, one per executing task. A seceded (long-running) task has handed
+ * its thread back, as in dask, so it may share its slot number with the task that took it.
+ */
 function checkThreads(worker: Worker): void {
   const seen = new Map<number, Key>();
   for (const [key, slot] of worker.threads) {
     if (!(slot >= 0 && slot < worker.state.nthreads)) {
       throw new HarnessFailure(`${JSON.stringify(key)} runs on thread ${slot} of a worker with ${worker.state.nthreads} threads`, key);
     }
+    const ts = worker.state.tasks.get(key);
+    if (ts !== undefined && (ts.state === "long-running" || ts.previous === "long-running")) continue;
     const other = seen.get(slot);
     if (other !== undefined) throw new HarnessFailure(`${JSON.stringify(key)} and ${JSON.stringify(other)} share thread ${slot}`, key);
     seen.set(slot, key);

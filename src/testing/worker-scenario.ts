@@ -18,6 +18,8 @@ export interface ComputeMessage {
   readonly key: Key;
   readonly inputs: readonly Replica[];
   readonly end: TaskEnd;
+  /** The task secedes (calls dask's `secede()`) as soon as it starts, and ends long-running. */
+  readonly secede: boolean;
   readonly nbytes: number;
 }
 
@@ -61,9 +63,10 @@ export interface WorkerScenarioOptions {
 const MESSAGE_KINDS: readonly WorkerMessageKind[] = ["compute", "free", "cancel", "steal", "acquire", "pause"];
 
 /**
- * Scenarios for `runWorkerScenario`: a few compute messages with inputs on peers, frees,
- * cancels, steals, replica requests and pauses, plus each peer's answers. Shrinks towards
- * fewer messages, fewer inputs, successful tasks and peers that answer "ok".
+ * Scenarios for `runWorkerScenario`: compute messages with inputs on peers (tasks that
+ * succeed, fail, reschedule, secede), frees, cancels, steals, replica requests (of data and
+ * of task keys) and pauses, plus each peer's answers. Shrinks towards fewer messages, fewer
+ * inputs, successful tasks and peers that answer "ok".
  */
 export function arbitraryWorkerScenario(options: WorkerScenarioOptions = {}): Arbitrary<WorkerScenario> {
   const fc = fastCheck("arbitraryWorkerScenario");
@@ -82,12 +85,9 @@ export function arbitraryWorkerScenario(options: WorkerScenarioOptions = {}): Ar
 
   const taskKey = fc.constantFrom(...taskKeys);
   const peer = fc.constantFrom(...peers);
-  const replica = fc.record({
-    key: fc.constantFrom(...dataKeys),
-    holders: fc.uniqueArray(peer, { minLength: 1, maxLength: 2 }),
-    nbytes: fc.constantFrom(1, 1000, 1e6),
-  });
-  const replicas = (minLength: number) => fc.uniqueArray(replica, { minLength, maxLength: 2, selector: (r) => r.key });
+  const replicaOf = (key: Arbitrary<Key>): Arbitrary<Replica> =>
+    fc.record({ key, holders: fc.uniqueArray(peer, { minLength: 1, maxLength: 2 }), nbytes: fc.constantFrom(1, 1000, 1e6) });
+  const replicas = (minLength: number) => fc.uniqueArray(replicaOf(fc.constantFrom(...dataKeys)), { minLength, maxLength: 2, selector: (r) => r.key });
   const byKind: { readonly [K in WorkerMessageKind]: { arbitrary: Arbitrary<Extract<WorkerMessage, { kind: K }>>; weight: number } } = {
     compute: {
       weight: 6,
@@ -96,13 +96,15 @@ export function arbitraryWorkerScenario(options: WorkerScenarioOptions = {}): Ar
         key: taskKey,
         inputs: replicas(0),
         end: fc.oneof({ withCrossShrink: true }, fc.constant("success" as const), fc.constant("failure" as const), fc.constant("reschedule" as const)),
+        secede: fc.oneof({ withCrossShrink: true }, { arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
         nbytes: fc.constantFrom(1, 1000, 1e6),
       }),
     },
     free: { weight: 2, arbitrary: fc.record({ kind: fc.constant("free"), keys: fc.uniqueArray(taskKey, { minLength: 1, maxLength: 2 }) }) },
     cancel: { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancel"), key: taskKey }) },
     steal: { weight: 1, arbitrary: fc.record({ kind: fc.constant("steal"), key: taskKey }) },
-    acquire: { weight: 1, arbitrary: fc.record({ kind: fc.constant("acquire"), replicas: replicas(1) }) },
+    // replicas of data keys, or of a task key (the scheduler may later ask to compute it here)
+    acquire: { weight: 2, arbitrary: fc.record({ kind: fc.constant("acquire"), replicas: fc.oneof(replicas(1), fc.tuple(replicaOf(taskKey))) }) },
     pause: { weight: 1, arbitrary: fc.record({ kind: fc.constant("pause"), paused: fc.boolean() }) },
   };
   const message = fc.oneof(
