@@ -33,5 +33,7 @@ function throwIfFailed<Ts>(details: RunDetails<Ts>): void {
   if (error instanceof StimulusViolation) throw error.withReplay(replay);
   const fc = fastCheck("assertStimuli");
   const report = fc.defaultReportMessage(details) ?? "property failed";
-  throw new Error(`${report}\nreplay: assertStimuli(property, ${formatReplay(replay)})`, { cause: error });
+  // fast-check 4 leaves the error out of its report (it is the cause): say what it was
+  const got = error instanceof Error && !report.includes(error.message) ? `\nerror: ${error.message}` : "";
+  throw new Error(`${report}${got}\nreplay: assertStimuli(property, ${formatReplay(replay)})`, { cause: error });
 }
