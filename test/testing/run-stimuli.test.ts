@@ -101,7 +101,7 @@ describe("runStimuli", () => {
   });
 
   it("catches a second Execute for a key whose execution is outstanding", () => {
-    const ws = new Rewriting((out) => out.flatMap((i) => (i.kind === "Execute" ? [i, i] : [i])));
+    const ws = new Rewriting((out) => out.flatMap((i): Instruction[] => (i.kind === "Execute" ? [i, i] : [i])));
     const failure = violationOf(() => runStimuli(ws, [compute("t0")]));
     expect(failure.invariant).toBe('ModelViolation: a second Execute for "t0" while its execution is outstanding');
     expect(failure.key).toBe("t0");
@@ -112,7 +112,7 @@ describe("runStimuli", () => {
     const selfGather = new Rewriting((out) => out.map((i) => (i.kind === "GatherDep" ? GatherDep({ ...i, worker: LOCAL_ADDRESS }) : i)));
     expect(violationOf(() => runStimuli(selfGather, [compute("t0", [["d0", PEER]])])).invariant).toMatch(/GatherDep from the worker itself/);
     const twice = new Rewriting((out) =>
-      out.flatMap((i) => (i.kind === "GatherDep" ? [i, GatherDep({ ...i, worker: "127.0.0.1:9" })] : [i])),
+      out.flatMap((i): Instruction[] => (i.kind === "GatherDep" ? [i, GatherDep({ ...i, worker: "127.0.0.1:9" })] : [i])),
     );
     expect(violationOf(() => runStimuli(twice, [compute("t0", [["d0", PEER]])])).invariant).toMatch(/"d0" gathered from 127\.0\.0\.1:9 and 127\.0\.0\.1:2 at once/);
   });
