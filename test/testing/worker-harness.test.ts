@@ -1,5 +1,6 @@
 // The async-Worker harness: the Worker under orders chosen by fast-check's scheduler, the
 // checks it makes, and what it reports.
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -36,6 +37,17 @@ const twoTasks: WorkerScenario = {
   ],
   peers: [{ peer: "127.0.0.1:2", answers: [] }],
 };
+
+// --- begin docs example ---
+it("the Worker survives any order of peer answers, task completions and cancellations", async () => {
+  await assertStimuli(
+    fc.asyncProperty(fc.scheduler(), arbitraryWorkerScenario(), async (scheduler, scenario) => {
+      await runWorkerScenario(scheduler, scenario, { worker: { nthreads: 2 } });
+    }),
+    { numRuns: 50, seed: 1 },
+  );
+});
+// --- end docs example ---
 
 describe("runWorkerScenario", () => {
   it("keeps every check under random orders of peer answers, completions and cancellations", async () => {
@@ -135,4 +147,12 @@ describe("arbitraryWorkerScenario", () => {
     expect(() => arbitraryWorkerScenario({ exclude: ["nope" as never] })).toThrow(/unknown message kind "nope"/);
     expect(() => arbitraryWorkerScenario({ exclude: ["compute", "free", "cancel", "steal", "acquire"] })).toThrow(/every message kind but pause/);
   });
+});
+
+it("docs/testing.md shows exactly the harness example above", () => {
+  const read = (relative: string): string => readFileSync(new URL(relative, import.meta.url), "utf8");
+  const source = read("./worker-harness.test.ts");
+  const begin = "// --- begin docs example ---\n";
+  const example = source.slice(source.indexOf(begin) + begin.length, source.indexOf("// --- end docs example ---")).trimEnd();
+  expect(read("../../docs/testing.md")).toContain("```ts\n" + example + "\n```");
 });
