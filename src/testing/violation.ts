@@ -64,35 +64,21 @@ export function formatReplay(replay: ReplayParameters): string {
   return `{ seed: ${replay.seed}, path: ${JSON.stringify(replay.path)}, endOnFailure: true }`;
 }
 
+/** A violation has the fields of its details (declaration merging: the constructor copies them). */
+export interface StimulusViolation extends ViolationDetails {}
+
 /**
  * A property run that broke. The message names the invariant, the stimulus, the story of
  * the key and the line that replays it; the fields carry the same for tools.
  */
 export class StimulusViolation extends Error {
-  readonly invariant: string;
-  readonly stimulus: string;
-  readonly position: number;
-  readonly key: Key | null;
-  readonly story: readonly LogEntry[];
-  readonly trace: readonly string[];
-  readonly events: readonly StateMachineEvent[];
-  readonly reproduction: string | null;
-  readonly replay: ReplayParameters | null;
   readonly details: ViolationDetails;
 
   constructor(details: ViolationDetails, options?: ErrorOptions) {
     super(describe(details), options);
     this.name = "StimulusViolation";
     this.details = details;
-    this.invariant = details.invariant;
-    this.stimulus = details.stimulus;
-    this.position = details.position;
-    this.key = details.key;
-    this.story = details.story;
-    this.trace = details.trace;
-    this.events = details.events;
-    this.reproduction = details.reproduction;
-    this.replay = details.replay;
+    Object.assign(this, details);
   }
 
   /** The same violation with fast-check's coordinates in its replay line. */

@@ -12,12 +12,12 @@ import {
 import {
   LOCAL_ADDRESS,
   PEER,
-  StimulusViolation,
   freshWorkerState,
   runStimuli,
   transitionCoverage,
   type Stimulus,
 } from "../../src/testing/index.js";
+import { LeakyStore, violationOf } from "./helpers.js";
 
 const compute = (key: string, inputs: Array<[string, string]> = []): Stimulus => ({
   kind: "compute",
@@ -32,23 +32,6 @@ const done = (key: string, outcome: "success" | "failure" | "reschedule" | "sece
   outcome,
   nbytes: 1,
 });
-
-function violationOf(run: () => unknown): StimulusViolation {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof StimulusViolation) return error;
-    throw error;
-  }
-  throw new Error("no violation");
-}
-
-/** A data store that never deletes. */
-class LeakyStore extends Map<string, unknown> {
-  override delete(): boolean {
-    return false;
-  }
-}
 
 /** A WorkerState whose instructions are rewritten on the way out (a broken state machine). */
 class Rewriting extends WorkerState {

@@ -5,15 +5,10 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { freshWorkerState } from "../../src/testing/index.js";
+import { LeakyStore } from "./helpers.js";
 import { SoakUsageError, batchSeed, parseSoakArgs, runSoak, type SoakOptions } from "./soak.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-class LeakyStore extends Map<string, unknown> {
-  override delete(): boolean {
-    return false;
-  }
-}
 
 function parse(...argv: string[]): SoakOptions {
   const options = parseSoakArgs(argv, () => 42);

@@ -14,6 +14,7 @@ import {
   runStimuli,
   type Stimulus,
 } from "../../src/testing/index.js";
+import { violationOf } from "./helpers.js";
 
 // --- begin docs example ---
 /** The newest `capacity` values in a fast tier, older ones moved to a slow tier. */
@@ -62,23 +63,13 @@ it("finds the broken store", () => {
 
 const REPLAY = { seed: 42, path: "6:3:7:11:11:13:15:17:20:17:20:19:7:7", endOnFailure: true };
 
-function failureOf(run: () => void): StimulusViolation {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof StimulusViolation) return error;
-    throw error;
-  }
-  throw new Error("the property passed");
-}
-
 const read = (relative: string): string => readFileSync(new URL(relative, import.meta.url), "utf8");
 
 describe("docs/testing.md worked example: a broken data store", () => {
   let failure: StimulusViolation;
   let replayLine = "";
   beforeAll(() => {
-    failure = failureOf(() => assertStimuli(property, { seed: 42 }));
+    failure = violationOf(() => assertStimuli(property, { seed: 42 }));
     replayLine = failure.message.split("\n").find((line) => line.startsWith("replay: ")) ?? "";
   });
 
@@ -115,7 +106,7 @@ describe("docs/testing.md worked example: a broken data store", () => {
       runs++;
       runStimuli(freshWorkerState({ data: new TwoTierStore(1) }), stimuli);
     });
-    const replayed = failureOf(() => assertStimuli(counted, REPLAY));
+    const replayed = violationOf(() => assertStimuli(counted, REPLAY));
     expect(runs).toBe(1);
     expect(replayed.message).toBe(failure.message);
   });

@@ -4,7 +4,6 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  StimulusViolation,
   arbitraryWorkerScenario,
   assertStimuli,
   runWorkerScenario,
@@ -12,23 +11,7 @@ import {
   type WorkerRun,
   type WorkerScenario,
 } from "../../src/testing/index.js";
-
-/** A data store that never deletes. */
-class LeakyStore extends Map<string, unknown> {
-  override delete(): boolean {
-    return false;
-  }
-}
-
-async function violationOf(run: () => Promise<unknown>): Promise<StimulusViolation> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof StimulusViolation) return error;
-    throw error;
-  }
-  throw new Error("no violation");
-}
+import { LeakyStore, asyncViolationOf } from "./helpers.js";
 
 const twoTasks: WorkerScenario = {
   messages: [
@@ -93,19 +76,19 @@ describe("runWorkerScenario", () => {
     const property = fc.asyncProperty(fc.scheduler(), arbitraryWorkerScenario(), async (scheduler, scenario) => {
       await runWorkerScenario(scheduler, scenario, { worker: { data: new LeakyStore() } });
     });
-    const failure = await violationOf(() => assertStimuli(property, { seed: 8 }));
+    const failure = await asyncViolationOf(() => assertStimuli(property, { seed: 8 }));
     expect(failure.invariant).toMatch(/^invalid worker state: data holds unknown key "t\d"$/);
     expect(failure.key).toMatch(/^t\d$/);
     expect(failure.story.length).toBeGreaterThan(0);
     expect(failure.message).toMatch(/what happened \(\d+ lines\):\n {4}\[1\] scheduler message 1: /);
     expect(failure.replay?.seed).toBe(8);
-    const again = await violationOf(() => assertStimuli(property, { seed: 8, path: failure.replay?.path ?? "", endOnFailure: true }));
+    const again = await asyncViolationOf(() => assertStimuli(property, { seed: 8, path: failure.replay?.path ?? "", endOnFailure: true }));
     expect(again.message).toBe(failure.message);
   });
 
   it("runs a custom check after every step and reports its failure", async () => {
     let calls = 0;
-    const failure = await violationOf(() =>
+    const failure = await asyncViolationOf(() =>
       runWorkerScenario(fc.sample(fc.scheduler(), { numRuns: 1, seed: 1 })[0]!, twoTasks, {
         check: (worker) => {
           calls++;
@@ -118,7 +101,7 @@ describe("runWorkerScenario", () => {
   });
 
   it("gives up on a run that does not come to rest within maxSteps", async () => {
-    const failure = await violationOf(() => runWorkerScenario(fc.sample(fc.scheduler(), { numRuns: 1, seed: 1 })[0]!, twoTasks, { maxSteps: 2 }));
+    const failure = await asyncViolationOf(() => runWorkerScenario(fc.sample(fc.scheduler(), { numRuns: 1, seed: 1 })[0]!, twoTasks, { maxSteps: 2 }));
     expect(failure.invariant).toBe("not at rest after 2 steps");
   });
 });
