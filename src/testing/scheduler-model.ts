@@ -164,7 +164,7 @@ export class SchedulerModel {
           case "busy":
             return GatherDepBusyEvent({ ...base, stimulusId: this.#sid("gather-busy") });
           case "failure":
-            if (!this.#neededByWaitingTask(pending.keys)) {
+            if (!neededByWaitingTask(ws, pending.keys)) {
               return GatherDepFailureEvent({ ...base, exceptionText: "cannot deserialize", stimulusId: this.#sid("gather-failure") });
             }
             return GatherDepNetworkFailureEvent({ ...base, stimulusId: this.#sid("gather-network-failure") });
@@ -344,21 +344,25 @@ export class SchedulerModel {
     return {};
   }
 
-  #neededByWaitingTask(keys: readonly Key[]): boolean {
-    return keys.some((key) => {
-      const ts = this.ws.tasks.get(key);
-      if (ts === undefined) return false;
-      for (const dependent of ts.dependents) if (dependent.waitingForData.has(ts)) return true;
-      return false;
-    });
-  }
-
   #removable(key: Key): boolean {
     const ts = this.ws.tasks.get(key);
     if (ts === undefined || ts.state !== "memory") return false;
     for (const dependent of ts.dependents) if (!DONE_WITH_INPUTS.has(dependent.state)) return false;
     return true;
   }
+}
+
+/**
+ * Whether a task here waits for one of `keys`: a transfer of them must not fail with an
+ * error other than the network, or that task waits for ever (dask #6705).
+ */
+export function neededByWaitingTask(ws: WorkerState, keys: readonly Key[]): boolean {
+  return keys.some((key) => {
+    const ts = ws.tasks.get(key);
+    if (ts === undefined) return false;
+    for (const dependent of ts.dependents) if (dependent.waitingForData.has(ts)) return true;
+    return false;
+  });
 }
 
 function first<T>(items: Iterable<T>): T | undefined {

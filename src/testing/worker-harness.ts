@@ -36,7 +36,7 @@ import {
 import { TransitionRecorder, type TransitionRecord } from "./coverage.js";
 import { LOCAL_ADDRESS } from "./fixtures.js";
 import { formatInstruction } from "./match.js";
-import { keyOfEvent } from "./scheduler-model.js";
+import { keyOfEvent, neededByWaitingTask } from "./scheduler-model.js";
 import { StimulusViolation, keyOfError } from "./violation.js";
 import type { PeerAnswer, TaskEnd, WorkerMessage, WorkerScenario } from "./worker-scenario.js";
 
@@ -116,7 +116,7 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
       await scheduler.schedule(Promise.resolve(), `${peer} answers ${scripted} for ${keys.join(", ")}`);
       // A failure other than the network while a waiting task needs the keys leaves it waiting
       // for ever (dask #6705): like runStimuli's model, the peer's link fails instead.
-      const answer = scripted === "failure" && neededByWaitingTask(worker, keys) ? "network-failure" : scripted;
+      const answer = scripted === "failure" && neededByWaitingTask(worker.state, keys) ? "network-failure" : scripted;
       switch (answer) {
         case "busy":
           return { status: "busy" };
@@ -256,13 +256,6 @@ export async function runWorkerScenario(scheduler: Scheduler, scenario: WorkerSc
   throwIfFailed();
   recorder.collect();
   return { worker, messages, steps, transitions: recorder.transitions, unrecordedTransitions: recorder.unrecordedTransitions };
-}
-
-function neededByWaitingTask(worker: Worker, keys: readonly Key[]): boolean {
-  return keys.some((key) => {
-    const ts = worker.state.tasks.get(key);
-    return ts !== undefined && [...ts.dependents].some((dependent) => dependent.waitingForData.has(ts));
-  });
 }
 
 /**
