@@ -78,6 +78,13 @@ describe("soak", () => {
     expect(Number(/clean: ([\d,]+)/.exec(summary)?.[1]?.replaceAll(",", ""))).toBeGreaterThanOrEqual(2000);
   });
 
+  it("replays one cluster run by its seed and path", async () => {
+    const seed = batchSeed(1, "cluster", 0);
+    const { code, lines } = await soak(parse("--replay", "cluster", `--seed=${seed}`, "--path", "0"));
+    expect(code).toBe(0);
+    expect(lines).toEqual([`replayed the cluster case (seed ${seed}, path 0): it passes now`]);
+  });
+
   it("on a failure, prints the shrunk case and the command that replays it", async () => {
     const broken = { workerState: (options: object) => freshWorkerState({ ...options, data: new LeakyStore() }) };
     const { code, lines } = await soak(parse("--events", "100000", "--cluster-runs", "0", "--seed", "3"), broken);
