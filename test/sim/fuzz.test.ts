@@ -1,15 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { simulate, type FaultSpec } from "../../src/sim/index.js";
-
-const workloads = { "random-dag": 60, "tree-reduce": 24, shuffle: 150, "spill-pressure": 12, chain: 12, map: 30 } as const;
-
-const fault: fc.Arbitrary<FaultSpec> = fc.oneof(
-  fc.record({ kind: fc.constant("worker-death" as const), worker: fc.integer({ min: 0, max: 3 }), at: fc.double({ min: 0, max: 4, noNaN: true }) }),
-  fc.record({ kind: fc.constant("transfer-failure" as const), probability: fc.double({ min: 0, max: 0.3, noNaN: true }) }),
-  fc.record({ kind: fc.constant("busy" as const), probability: fc.double({ min: 0, max: 0.5, noNaN: true }) }),
-  fc.record({ kind: fc.constant("task-failure" as const), probability: fc.double({ min: 0, max: 0.05, noNaN: true }) }),
-);
+import { simulate } from "../../src/sim/index.js";
+import { fault, networks, workloads } from "../testing/cluster-fuzz.js";
 
 describe("random faults on random workloads", () => {
   it("always end with every task in memory or erred, as long as a worker survives", async () => {
@@ -17,7 +9,7 @@ describe("random faults on random workloads", () => {
       fc.asyncProperty(
         fc.constantFrom(...(Object.keys(workloads) as Array<keyof typeof workloads>)),
         fc.array(fault, { maxLength: 4 }),
-        fc.constantFrom("instant" as const, "latency-bandwidth" as const, "max-min" as const),
+        fc.constantFrom(...networks),
         fc.integer({ min: 0, max: 1000 }),
         fc.boolean(),
         async (workload, faults, network, seed, tight) => {
