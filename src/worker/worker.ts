@@ -72,6 +72,8 @@ interface Work {
   /** Private registry of a split root, so its in-progress increments can be split too. */
   readonly registry: SpanRegistry | null;
   readonly key: Key | null;
+  /** Thread slot of an execute (0…nthreads-1), null for other kinds. */
+  readonly thread: number | null;
   settled: boolean;
 }
 
@@ -269,9 +271,12 @@ export class Worker implements DataServer {
   readonly #retryBusyDelay: number;
   readonly #getDataBusyLimit: number;
   readonly #sizeof: (value: unknown) => number;
+  /** Slot of each executing task as the state reports it (TaskFinishedMsg.thread). */
   readonly #threads = new Map<Key, number>();
-  readonly #freeThreads: number[] = [];
-  #extraThreads = 0;
+  /** The execute work that holds each slot; a slot is free when it holds none. */
+  readonly #slotOwners: Array<Work | undefined>;
+  /** Free slots, lowest on top. */
+  readonly #freeSlots: number[] = [];
 
   readonly #outstanding = new Set<Work>();
   readonly #abort = new AbortController();
@@ -289,7 +294,8 @@ export class Worker implements DataServer {
     }
     this.address = options.address;
     const nthreads = checkPositive(options.nthreads ?? 1, "nthreads", true);
-    for (let slot = nthreads - 1; slot >= 0; slot--) this.#freeThreads.push(slot);
+    this.#slotOwners = new Array<Work | undefined>(nthreads).fill(undefined);
+    for (let slot = nthreads - 1; slot >= 0; slot--) this.#freeSlots.push(slot);
     this.clock = options.clock ?? new RealClock();
     this.#executor = options.executor ?? new RealExecutor();
     this.#transport = options.transport;
@@ -628,7 +634,10 @@ export class Worker implements DataServer {
       root.setAttribute("outcome", "cancelled");
       this.#finishSideRoot(root, `cancelled-${work.kind}`, work.split);
     }
-    if (work.key !== null) this.#releaseThread(work.key);
+    if (work.thread !== null) {
+      this.#releaseSlot(work);
+      this.#forgetThread(work);
+    }
   }
 
   /**
@@ -674,18 +683,42 @@ export class Worker implements DataServer {
     );
   }
 
-  #acquireThread(key: Key): number {
-    const slot = this.#freeThreads.pop() ?? this.state.nthreads + this.#extraThreads++;
-    this.#threads.set(key, slot);
+  /**
+   * A free slot for a task about to run. The state starts a task only on a free thread, so
+   * there is one: a finishing task frees its slot before its done event is handled (that is
+   * what starts the next task), and a seceded (long-running) task, which no longer counts
+   * as a thread, hands its slot over when no other is free — like dask's secede(), where the
+   * thread leaves the pool. Slots are therefore always 0…nthreads-1.
+   */
+  #acquireSlot(key: Key): number {
+    const slot = this.#freeSlots.pop() ?? this.#slotOfLongRunning();
+    if (slot === undefined) {
+      throw new Error(`worker ${this.address}: no free thread slot for ${JSON.stringify(key)} (all ${this.state.nthreads} run tasks that are not long-running)`);
+    }
     return slot;
   }
 
-  #releaseThread(key: Key): void {
-    const slot = this.#threads.get(key);
-    if (slot === undefined) return;
-    this.#threads.delete(key);
-    if (slot < this.state.nthreads) this.#freeThreads.push(slot);
-    else this.#extraThreads--;
+  #slotOfLongRunning(): number | undefined {
+    const owners = this.#slotOwners;
+    for (let slot = 0; slot < owners.length; slot++) {
+      const ts = this.state.tasks.get(owners[slot]!.key as Key);
+      if (ts !== undefined && this.state.longRunning.has(ts)) return slot;
+    }
+    return undefined;
+  }
+
+  /** Frees the slot of a finished execute, unless a task started in its place holds it now. */
+  #releaseSlot(work: Work): void {
+    const slot = work.thread as number;
+    if (this.#slotOwners[slot] !== work) return;
+    this.#slotOwners[slot] = undefined;
+    this.#freeSlots.push(slot);
+  }
+
+  /** Drops the finished task's entry (the state may have dropped it already when it forgot the key). */
+  #forgetThread(work: Work): void {
+    const key = work.key as Key;
+    if (this.#threads.get(key) === work.thread) this.#threads.delete(key);
   }
 
   // ---- Execute ---------------------------------------------------------------------------
@@ -695,13 +728,15 @@ export class Worker implements DataServer {
     if (ts === undefined) {
       throw new Error(`worker ${this.address}: Execute for unknown task ${JSON.stringify(instruction.key)} (stimulus ${instruction.stimulusId})`);
     }
-    const thread = this.#acquireThread(ts.key);
+    const thread = this.#acquireSlot(ts.key);
     // Explicitly a root (no parent), whatever span is current: no pile-up (dask #7949).
     const root = this.#newRoot(executeRoot(ts.prefix), {
       registry: this.spanRegistry,
       attributes: { key: ts.key, thread },
     }).start();
-    const work: Work = { kind: "execute", root, split: null, registry: null, key: ts.key, settled: false };
+    const work: Work = { kind: "execute", root, split: null, registry: null, key: ts.key, thread, settled: false };
+    this.#slotOwners[thread] = work;
+    this.#threads.set(ts.key, thread);
     this.#track(work);
     const runId = ts.runId;
     // An executor that records under its explicit span needs no context binding.
@@ -767,11 +802,13 @@ export class Worker implements DataServer {
       this.#cancelWork(work);
       return;
     }
+    // The slot is free for the task this done event starts; the finishing task keeps its
+    // entry in `threads` while the event is handled, so TaskFinishedMsg/TaskErredMsg report it.
+    this.#releaseSlot(work);
     try {
       this.#handleExecuteDone(work, key, runId, outcome);
     } finally {
-      // after handling: TaskFinishedMsg/TaskErredMsg report the slot
-      this.#releaseThread(key);
+      this.#forgetThread(work);
     }
   }
 
@@ -838,7 +875,7 @@ export class Worker implements DataServer {
       registry,
       attributes: { worker: instruction.worker, keys: instruction.toGather.length, totalNbytes: instruction.totalNbytes },
     }).start();
-    const work: Work = { kind: "gather-dep", root, split, registry, key: null, settled: false };
+    const work: Work = { kind: "gather-dep", root, split, registry, key: null, thread: null, settled: false };
     this.#track(work);
     (this.#transport?.explicitSpans === true ? this.#runGatherDep(instruction, root) : root.asCurrent(() => this.#runGatherDep(instruction, root)))
       .then(
@@ -940,7 +977,7 @@ export class Worker implements DataServer {
   // ---- RetryBusyWorkerLater ----------------------------------------------------------------
 
   #startRetryBusyWorker(instruction: RetryBusyWorkerLater): void {
-    const work: Work = { kind: "retry-busy-worker", root: null, split: null, registry: null, key: null, settled: false };
+    const work: Work = { kind: "retry-busy-worker", root: null, split: null, registry: null, key: null, thread: null, settled: false };
     this.#track(work);
     this.clock.sleep(this.#retryBusyDelay, this.#abort.signal).then(
       () => {
@@ -991,6 +1028,7 @@ export class Worker implements DataServer {
       split: prefixWeights("get-data", keys.map((key) => [this.#prefixOf(key), 0] as const)),
       registry,
       key: null,
+      thread: null,
       settled: false,
     };
     this.#track(work);
