@@ -284,7 +284,11 @@ export class Worker implements DataServer {
   /** get-data requests being served (dask's transfer_outgoing_count). */
   #serving = 0;
   #stimulusCount = 0;
+  /** Callers of idle(), released by a check made after the turn in which work ran out. */
   #idleWaiters: Array<() => void> = [];
+  #idleCheckQueued = false;
+  /** close() waiting for outstanding work to settle (at once, not after the turn). */
+  #drainWaiters: Array<() => void> = [];
   #servers = new Set<{ close(): Promise<void> }>();
 
   constructor(options: WorkerOptions) {
@@ -613,18 +617,48 @@ export class Worker implements DataServer {
     if (work.settled) return false;
     work.settled = true;
     this.#outstanding.delete(work);
-    if (this.#outstanding.size === 0 && this.#idleWaiters.length > 0) {
-      const waiters = this.#idleWaiters;
-      this.#idleWaiters = [];
-      for (const resolve of waiters) resolve();
+    if (this.#outstanding.size === 0) {
+      if (this.#drainWaiters.length > 0) {
+        const waiters = this.#drainWaiters;
+        this.#drainWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
+      if (this.#idleWaiters.length > 0) this.#queueIdleCheck();
     }
     return true;
   }
 
-  /** Resolves when no async work is outstanding (with a VirtualClock, while its driver runs). */
+  /**
+   * Resolves when the worker is idle: no async work outstanding once every done event, and
+   * every stimulus fed in reaction on a microtask (a scheduler answering TaskFinishedMsg),
+   * has been handled. Work settles *before* its done event is handled — which may start more
+   * work — so the check waits for the current turn to settle (a `setImmediate`) and looks
+   * again; work outstanding then means waiting on. With a VirtualClock, resolves while its
+   * driver runs.
+   */
   idle(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#idleWaiters.push(resolve);
+      if (this.#outstanding.size === 0) this.#queueIdleCheck();
+    });
+  }
+
+  #queueIdleCheck(): void {
+    if (this.#idleCheckQueued) return;
+    this.#idleCheckQueued = true;
+    setImmediate(() => {
+      this.#idleCheckQueued = false;
+      if (this.#outstanding.size !== 0) return;
+      const waiters = this.#idleWaiters;
+      this.#idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    });
+  }
+
+  /** Resolves as soon as no async work is outstanding (close(): no new work can start). */
+  #drained(): Promise<void> {
     if (this.#outstanding.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
   /** Records work that ends without an event (worker closing): its metrics count as cancelled. */
@@ -1094,7 +1128,7 @@ export class Worker implements DataServer {
     if (this.#outstanding.size > 0) {
       let timer: TimerHandle | undefined;
       await Promise.race([
-        this.idle(),
+        this.#drained(),
         new Promise<void>((resolve) => {
           timer = this.clock.setTimer(this.clock.now() + timeout, resolve);
         }),
