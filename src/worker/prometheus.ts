@@ -96,11 +96,12 @@ function familyFor(
   return family;
 }
 
-const UNIT_HELP: Readonly<Record<string, string>> = {
-  seconds: "seconds",
-  bytes: "bytes",
-  count: "occurrences",
-};
+// A Map: a unit is free text, and "constructor" must not find Object.prototype's.
+const UNIT_HELP: ReadonlyMap<string, string> = new Map([
+  ["seconds", "seconds"],
+  ["bytes", "bytes"],
+  ["count", "occurrences"],
+]);
 
 /**
  * Fine metrics as Prometheus families.
@@ -111,11 +112,11 @@ const UNIT_HELP: Readonly<Record<string, string>> = {
  *   monotone, so the sum is too).
  */
 function fineHelp(unit: string): string {
-  return `Fine performance metrics in ${UNIT_HELP[unit] ?? unit}: [context, prefix, activity] of every span, by outcome ("running" = accrued while in progress).`;
+  return `Fine performance metrics in ${UNIT_HELP.get(unit) ?? unit}: [context, prefix, activity] of every span, by outcome ("running" = accrued while in progress).`;
 }
 
 function spillHelp(unit: string): string {
-  return `Spill activity of the data store in ${UNIT_HELP[unit] ?? unit}, over every context.`;
+  return `Spill activity of the data store in ${UNIT_HELP.get(unit) ?? unit}, over every context.`;
 }
 
 function qualifiers(name: readonly string[]): string {

@@ -71,7 +71,12 @@ function substitute(value: unknown, inputs: ReadonlyMap<Key, unknown>, key: Key,
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) out[k] = substitute((value as Record<string, unknown>)[k], inputs, key, depth + 1);
+  for (const k of Object.keys(value)) {
+    const substituted = substitute((value as Record<string, unknown>)[k], inputs, key, depth + 1);
+    // an own "__proto__" key stays an own key (assignment would set the prototype instead)
+    if (k === "__proto__") Object.defineProperty(out, k, { value: substituted, writable: true, enumerable: true, configurable: true });
+    else out[k] = substituted;
+  }
   return out;
 }
 

@@ -537,13 +537,15 @@ export class Worker implements DataServer {
 
   /** Gauges of the task states and the data store, for Prometheus. */
   gauges(): WorkerGauges {
-    const tasks: Record<string, number> = {};
+    // keyed records are null-prototype: no name reads as an inherited Object.prototype member
+    const tasks = Object.create(null) as Record<string, number>;
     const spill = this.spillBuffer;
     for (const ts of this.state.tasks.values()) {
       const state = ts.state === "memory" && spill !== null && spill.slow.has(ts.key) ? "disk" : ts.state;
       tasks[state] = (tasks[state] ?? 0) + 1;
     }
-    const inProgress: Record<string, number> = { execute: 0, "gather-dep": 0, "get-data": 0, "retry-busy-worker": 0 };
+    const inProgress = Object.create(null) as Record<string, number>;
+    for (const kind of ["execute", "gather-dep", "get-data", "retry-busy-worker"]) inProgress[kind] = 0;
     for (const work of this.#outstanding) inProgress[work.kind] = (inProgress[work.kind] ?? 0) + 1;
     if (spill === null) return { tasks, inProgress };
     return {
@@ -1052,8 +1054,9 @@ export class Worker implements DataServer {
       return { status: "busy" };
     }
     const items: Array<readonly [string, number]> = [];
-    const data: Record<Key, unknown> = {};
-    const nbytes: Record<Key, number> = {};
+    // keys are data: a plain {} would turn `data["__proto__"] = value` into a prototype change
+    const data = Object.create(null) as Record<Key, unknown>;
+    const nbytes = Object.create(null) as Record<Key, number>;
     let totalBytes = 0;
     // One per key until the values are read (synchronously, before anything can scrape), then their stored sizes.
     const work: Work = {
