@@ -241,6 +241,15 @@ function errorText(error: unknown): string {
   }
 }
 
+/**
+ * What a failed root records about its error: OpenTelemetry's exception attribute names,
+ * which the OTel bridge turns into the span's ERROR status and exception event.
+ */
+function exceptionAttributes(error: unknown): Record<string, AttributeValue> {
+  if (error instanceof Error) return { "exception.type": error.name, "exception.message": error.message };
+  return { "exception.type": typeof error, "exception.message": errorText(error) };
+}
+
 function stackText(error: unknown): string {
   return error instanceof Error && typeof error.stack === "string" ? error.stack : "";
 }
@@ -433,7 +442,7 @@ export class Worker implements DataServer {
    * One stimulus under a root span named after its cause, so that the spill work of
    * storing values (and the state machine's own time) is charged to it.
    */
-  #handle(event: StateMachineEvent, rootName: readonly string[], outcome: Outcome, split: PrefixWeights | null): void {
+  #handle(event: StateMachineEvent, rootName: readonly string[], outcome: Outcome, split: PrefixWeights | null, doneEvent = false): void {
     this.#assertOpen("handle", event);
     const start = this.clock.now();
     // The root exists only if something records under it or handling took time (a root
@@ -441,14 +450,21 @@ export class Worker implements DataServer {
     const lazy = new LazyRoot(rootName, this.clock, start);
     let instructions: readonly Instruction[];
     let result: Outcome = "failed";
+    let failure: unknown;
     try {
       instructions = bindSync(lazy, () => this.state.handleStimulus(event));
       result = outcome;
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       const end = this.clock.now();
       const root = lazy.span ?? (end !== start ? lazy.resolve() : undefined);
       if (root !== undefined) {
         root.setAttribute("outcome", result);
+        // a done event's root shares its work's name (its cost is charged there): say what it handled
+        if (doneEvent) root.setAttribute("stimulus", stimulusRoot(event.kind)[1] as string);
+        if (result === "failed" && failure !== undefined) root.setAttributes(exceptionAttributes(failure));
         // A modelled spill duration may end after now: the root covers it (virtual time does
         // not advance inside a synchronous stimulus).
         root.end(latestChildEnd(root, end));
@@ -856,6 +872,7 @@ export class Worker implements DataServer {
     const coarse: Outcome =
       outcome.kind === "success" ? (discarded ? "cancelled" : "ok") : outcome.kind === "failure" ? (discarded ? "cancelled" : "failed") : "cancelled";
     root.setAttribute("outcome", coarse);
+    if (outcome.kind === "failure") root.setAttributes(exceptionAttributes(outcome.error));
     // Ended when handling of the done event begins: the event-loop delay lands in `other`.
     root.end();
     const span = root.toRecord();
@@ -893,7 +910,7 @@ export class Worker implements DataServer {
         event = RescheduleEvent({ key, span, stimulusId: this.#stimulusId("reschedule") });
         break;
     }
-    this.#handle(event, root.name, coarse, null);
+    this.#handle(event, root.name, coarse, null, true);
   }
 
   // ---- GatherDep -------------------------------------------------------------------------
@@ -978,6 +995,7 @@ export class Worker implements DataServer {
     }
     const coarse = this.#gatherOutcome(outcome);
     root.setAttribute("outcome", coarse);
+    if (outcome.kind === "failure" || outcome.kind === "network-failure") root.setAttributes(exceptionAttributes(outcome.error));
     root.end();
     const span = root.toRecord();
     this.#reportRecord(span);
@@ -1007,7 +1025,7 @@ export class Worker implements DataServer {
         });
         break;
     }
-    this.#handle(event, root.name, coarse, work.split);
+    this.#handle(event, root.name, coarse, work.split, true);
   }
 
   // ---- RetryBusyWorkerLater ----------------------------------------------------------------
@@ -1073,6 +1091,7 @@ export class Worker implements DataServer {
     const link = linkSignals(this.#abort.signal, options.signal);
     const signal = link.signal;
     let outcome: Outcome = "failed";
+    let failure: unknown;
     const serve = async (): Promise<void> => {
       root.runSync(() => {
         for (const key of keys) {
@@ -1097,6 +1116,7 @@ export class Worker implements DataServer {
       outcome = items.length === 0 && keys.length > 0 ? "missing" : "ok";
     } catch (error) {
       outcome = signal.aborted ? "cancelled" : "failed";
+      failure = error;
       // to the requesting peer, a server that closes mid-reply is a dropped connection
       if (this.#abort.signal.aborted) throw new NetworkError(`worker ${this.address} closed while serving`, { peer: this.address, cause: error });
       throw error;
@@ -1105,6 +1125,7 @@ export class Worker implements DataServer {
       this.#serving--;
       if (this.#settle(work) && root.isRecording()) {
         root.setAttribute("outcome", outcome);
+        if (outcome === "failed") root.setAttributes(exceptionAttributes(failure));
         this.#finishSideRoot(root, "get-data", work.split);
       }
     }
