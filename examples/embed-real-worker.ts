@@ -66,9 +66,7 @@ function submitReady(): void {
 }
 
 submitReady();
-while (finished.size < Object.keys(graph).length && failed === undefined) {
-  await new Promise((resolve) => setTimeout(resolve, 5));
-}
+// idle() waits for the stimuli fed on microtasks in answer to TaskFinishedMsg, so the whole graph is done
 await worker.idle();
 if (failed !== undefined) throw new Error(`task failed: ${failed}`);
 

@@ -96,31 +96,90 @@ function familyFor(
   return family;
 }
 
-const UNIT_HELP: Readonly<Record<string, string>> = {
-  seconds: "seconds",
-  bytes: "bytes",
-  count: "occurrences",
-};
+// A Map: a unit is free text, and "constructor" must not find Object.prototype's.
+const UNIT_HELP: ReadonlyMap<string, string> = new Map([
+  ["seconds", "seconds"],
+  ["bytes", "bytes"],
+  ["count", "occurrences"],
+]);
 
-/**
- * Fine metrics as Prometheus families.
- * - `[context, …qualifiers, activity, unit]` → `spanwork_fine_<unit>_total{context, prefix,
- *   activity, outcome}`; `prefix` is the qualifiers joined with "/" ("" when none).
- * - `[activity, unit]` (the unqualified aggregate copy of spill activity) →
- *   `spanwork_spill_<unit>_total{activity}`, summed over outcomes (each outcome series is
- *   monotone, so the sum is too).
- */
-function fineHelp(unit: string): string {
-  return `Fine performance metrics in ${UNIT_HELP[unit] ?? unit}: [context, prefix, activity] of every span, by outcome ("running" = accrued while in progress).`;
+// Fine metrics as Prometheus series, injective in the metric name (docs/worker.md,
+// "Prometheus"): `[context, …qualifiers, activity, unit]` →
+//   family  `spanwork_fine_<unit>_total` when the unit is made of metric-name characters
+//           ([a-zA-Z0-9_:]), else `spanwork_fine_total` with a `unit` label (sanitizing would
+//           make "a-b" and "a_b" one family);
+//   labels  `context`, `prefix` (the first qualifier, "" when none), `path` (the further
+//           qualifiers — nested user spans — joined with "/", only when there are some),
+//           `activity`, `outcome`. Qualifier segments are escaped so the split is reversible:
+//           "%" → "%25", "/" → "%2F", and an empty segment is a lone "%".
+// `[activity, unit]` (the unqualified aggregate copy of spill activity) →
+//   `spanwork_spill_<unit>_total{activity}` (or `spanwork_spill_total{activity, unit}`),
+//   summed over outcomes (each outcome series is monotone, so the sum is too).
+const UNIT_FRAGMENT = /^[a-zA-Z0-9_:]+$/;
+const SEGMENT_SPECIALS = /[%/]/;
+
+// Characters that make a qualifier anything but itself in the label text: the segment
+// escape's and the exposition's. Most prefixes have none, and then one test settles both.
+const SEGMENT_OR_LABEL_SPECIALS = /[%/\\"\n]/;
+
+/** The `prefix` label's text, escaped for the exposition (the hot path of a scrape). */
+function prefixLabelText(segment: string): string {
+  if (segment !== "" && !SEGMENT_OR_LABEL_SPECIALS.test(segment)) return segment;
+  return escapeLabelValue(escapeSegment(segment));
 }
 
-function spillHelp(unit: string): string {
-  return `Spill activity of the data store in ${UNIT_HELP[unit] ?? unit}, over every context.`;
+/** A qualifier segment as written in the `prefix` and `path` labels (see above). */
+function escapeSegment(segment: string): string {
+  if (segment === "") return "%";
+  if (!SEGMENT_SPECIALS.test(segment)) return segment;
+  return segment.replace(/%/g, "%25").replace(/\//g, "%2F");
 }
 
-function qualifiers(name: readonly string[]): string {
-  if (name.length === 4) return name[1] as string;
-  return name.length > 4 ? name.slice(1, name.length - 2).join("/") : "";
+/** `path` label of a name with nested qualifiers ("" when it has at most one). */
+function qualifierPath(name: readonly string[]): string {
+  let path = "";
+  for (let i = 2; i < name.length - 2; i++) path += `${i === 2 ? "" : "/"}${escapeSegment(name[i] as string)}`;
+  return path;
+}
+
+type FamilyKind = "fine" | "spill";
+
+/** The family a unit's series belong to, and the `unit` label it needs (none for a named family). */
+function familyName(kind: FamilyKind, unit: string): { metric: string; unitLabel: string | undefined } {
+  return UNIT_FRAGMENT.test(unit)
+    ? { metric: `spanwork_${kind}_${unit}_total`, unitLabel: undefined }
+    : { metric: `spanwork_${kind}_total`, unitLabel: unit };
+}
+
+function familyHelp(kind: FamilyKind, unitLabel: string | undefined, unit: string): string {
+  const measure = unitLabel === undefined ? (UNIT_HELP.get(unit) ?? unit) : "the unit of the unit label";
+  return kind === "fine"
+    ? `Fine performance metrics in ${measure}: [context, prefix, path, activity] of every span, by outcome ("running" = accrued while in progress).`
+    : `Spill activity of the data store in ${measure}, over every context.`;
+}
+
+/** Sums the unqualified `[activity, unit]` entries per unit, then activity (first-seen order). */
+function addSpill(spill: Map<string, Map<string, number>>, unit: string, activity: string, value: number): void {
+  let byActivity = spill.get(unit);
+  if (byActivity === undefined) spill.set(unit, (byActivity = new Map()));
+  byActivity.set(activity, (byActivity.get(activity) ?? 0) + value);
+}
+
+interface FamilyText {
+  readonly metric: string;
+  readonly help: string;
+  body: string;
+}
+
+/** Family text of a unit, created on first use; `families` keeps first-created order by metric name. */
+function familyText(families: Map<string, FamilyText>, kind: FamilyKind, unit: string): { family: FamilyText; unitLabel: string } {
+  const { metric, unitLabel } = familyName(kind, unit);
+  let family = families.get(metric);
+  if (family === undefined) {
+    family = { metric, help: familyHelp(kind, unitLabel, unit), body: "" };
+    families.set(metric, family);
+  }
+  return { family, unitLabel: unitLabel === undefined ? "" : `,unit="${escapeLabelValue(unitLabel)}"` };
 }
 
 /**
@@ -129,35 +188,37 @@ function qualifiers(name: readonly string[]): string {
  * `formatFamilies(fineMetricFamilies(entries))`.
  */
 export function formatFineMetrics(entries: Iterable<MetricEntry>): string {
-  const families = new Map<string, { metric: string; body: string }>();
+  const families = new Map<string, FamilyText>();
+  // per unit: its family and `,unit="…"` (computed once per unit, not per entry)
+  const byUnit = new Map<string, { family: FamilyText; unitLabel: string }>();
   const spill = new Map<string, Map<string, number>>();
   for (const entry of entries) {
     const name = entry.name;
     const unit = name[name.length - 1] as string;
     const activity = name[name.length - 2] as string;
     if (name.length === 2) {
-      let byActivity = spill.get(unit);
-      if (byActivity === undefined) spill.set(unit, (byActivity = new Map()));
-      byActivity.set(activity, (byActivity.get(activity) ?? 0) + entry.value);
+      addSpill(spill, unit, activity, entry.value);
       continue;
     }
-    let family = families.get(unit);
-    if (family === undefined) {
-      family = { metric: `spanwork_fine_${sanitizeMetricName(unit)}_total`, body: "" };
-      families.set(unit, family);
-    }
+    let target = byUnit.get(unit);
+    if (target === undefined) byUnit.set(unit, (target = familyText(families, "fine", unit)));
+    const prefix = name.length > 3 ? prefixLabelText(name[1] as string) : "";
+    const path = name.length > 4 ? `path="${escapeLabelValue(qualifierPath(name))}",` : "";
+    const family = target.family;
     family.body +=
-      `${family.metric}{context="${escapeLabelValue(name[0] as string)}",prefix="${escapeLabelValue(qualifiers(name))}",` +
-      `activity="${escapeLabelValue(activity)}",outcome="${escapeLabelValue(entry.outcome)}"} ${formatSampleValue(entry.value)}\n`;
+      `${family.metric}{context="${escapeLabelValue(name[0] as string)}",prefix="${prefix}",${path}activity="${escapeLabelValue(activity)}"` +
+      `${target.unitLabel},outcome="${escapeLabelValue(entry.outcome)}"} ${formatSampleValue(entry.value)}\n`;
+  }
+  const spillFamilies = new Map<string, FamilyText>();
+  for (const [unit, byActivity] of spill) {
+    const { family, unitLabel } = familyText(spillFamilies, "spill", unit);
+    for (const [activity, value] of byActivity) {
+      family.body += `${family.metric}{activity="${escapeLabelValue(activity)}"${unitLabel}} ${formatSampleValue(value)}\n`;
+    }
   }
   let out = "";
-  for (const [unit, { metric, body }] of families) {
-    out += `# HELP ${metric} ${escapeHelp(fineHelp(unit))}\n# TYPE ${metric} counter\n${body}`;
-  }
-  for (const [unit, byActivity] of spill) {
-    const metric = `spanwork_spill_${sanitizeMetricName(unit)}_total`;
-    out += `# HELP ${metric} ${escapeHelp(spillHelp(unit))}\n# TYPE ${metric} counter\n`;
-    for (const [activity, value] of byActivity) out += `${metric}{activity="${escapeLabelValue(activity)}"} ${formatSampleValue(value)}\n`;
+  for (const group of [families, spillFamilies]) {
+    for (const { metric, help, body } of group.values()) out += `# HELP ${metric} ${escapeHelp(help)}\n# TYPE ${metric} counter\n${body}`;
   }
   return out;
 }
@@ -165,26 +226,31 @@ export function formatFineMetrics(entries: Iterable<MetricEntry>): string {
 export function fineMetricFamilies(entries: Iterable<MetricEntry>): PrometheusFamily[] {
   const families = new Map<string, MutableFamily>();
   const spill = new Map<string, Map<string, number>>();
+  const family = (kind: FamilyKind, unit: string): { family: MutableFamily; unitLabel: string | undefined } => {
+    const { metric, unitLabel } = familyName(kind, unit);
+    return { family: families.get(metric) ?? familyFor(families, metric, "counter", familyHelp(kind, unitLabel, unit)), unitLabel };
+  };
   for (const entry of entries) {
     const name = entry.name;
     const unit = name[name.length - 1] as string;
     const activity = name[name.length - 2] as string;
     if (name.length === 2) {
-      let byActivity = spill.get(unit);
-      if (byActivity === undefined) spill.set(unit, (byActivity = new Map()));
-      byActivity.set(activity, (byActivity.get(activity) ?? 0) + entry.value);
+      addSpill(spill, unit, activity, entry.value);
       continue;
     }
-    const metric = `spanwork_fine_${sanitizeMetricName(unit)}_total`;
-    const family = families.get(metric) ?? familyFor(families, metric, "counter", fineHelp(unit));
-    family.samples.push({
-      labels: { context: name[0] as string, prefix: qualifiers(name), activity, outcome: entry.outcome },
-      value: entry.value,
-    });
+    const target = family("fine", unit);
+    const labels: Record<string, string> = { context: name[0] as string, prefix: name.length > 3 ? escapeSegment(name[1] as string) : "" };
+    if (name.length > 4) labels["path"] = qualifierPath(name);
+    labels["activity"] = activity;
+    if (target.unitLabel !== undefined) labels["unit"] = target.unitLabel;
+    labels["outcome"] = entry.outcome;
+    target.family.samples.push({ labels, value: entry.value });
   }
   for (const [unit, byActivity] of spill) {
-    const family = familyFor(families, `spanwork_spill_${sanitizeMetricName(unit)}_total`, "counter", spillHelp(unit));
-    for (const [activity, value] of byActivity) family.samples.push({ labels: { activity }, value });
+    const target = family("spill", unit);
+    for (const [activity, value] of byActivity) {
+      target.family.samples.push({ labels: target.unitLabel === undefined ? { activity } : { activity, unit: target.unitLabel }, value });
+    }
   }
   return [...families.values()];
 }

@@ -10,7 +10,7 @@
 // `async def` tasks): its CPU reading would include whatever else ran on the event loop
 // meanwhile. A plain function that returns a promise gets the CPU of its synchronous part.
 import type { Key } from "../state/index.js";
-import type { CpuClock } from "../spans/index.js";
+import { processCpuClock, type CpuClock } from "../spans/index.js";
 import type { WorkerClock } from "./clock.js";
 import type { ExecuteContext, ExecuteRequest, ExecuteResult, Executor } from "./types.js";
 import type { Span } from "../spans/index.js";
@@ -71,24 +71,23 @@ function substitute(value: unknown, inputs: ReadonlyMap<Key, unknown>, key: Key,
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) out[k] = substitute((value as Record<string, unknown>)[k], inputs, key, depth + 1);
+  for (const k of Object.keys(value)) {
+    const substituted = substitute((value as Record<string, unknown>)[k], inputs, key, depth + 1);
+    // an own "__proto__" key stays an own key (assignment would set the prototype instead)
+    if (k === "__proto__") Object.defineProperty(out, k, { value: substituted, writable: true, enumerable: true, configurable: true });
+    else out[k] = substituted;
+  }
   return out;
 }
 
-type CpuUsageReader = () => { user: number; system: number };
-const threadCpuUsage = (process as unknown as { threadCpuUsage?: CpuUsageReader }).threadCpuUsage;
-const readCpuUsage: CpuUsageReader = threadCpuUsage !== undefined ? threadCpuUsage.bind(process) : () => process.cpuUsage();
-
-/** CPU seconds of this thread (or process on Node < 23.9) that can be frozen: after `freeze()` no more CPU accrues. */
+/** `processCpuClock` (this thread's CPU seconds, or the process's on Node < 23.9) that can be frozen: after `freeze()` no more CPU accrues. */
 class FreezableCpuClock implements CpuClock {
   #frozen: number | undefined;
   constructor(frozen = false) {
     if (frozen) this.#frozen = 0;
   }
   now(): number {
-    if (this.#frozen !== undefined) return this.#frozen;
-    const usage = readCpuUsage();
-    return (usage.user + usage.system) / 1e6;
+    return this.#frozen ?? processCpuClock.now();
   }
   freeze(): void {
     this.#frozen ??= this.now();

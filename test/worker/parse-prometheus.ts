@@ -1,4 +1,7 @@
 // A strict parser of the Prometheus text exposition format (0.0.4), for round-trip tests.
+// Beyond the syntax it rejects what a Prometheus server would not ingest: a family that
+// appears twice, a sample outside its family, and two samples of one series (same name,
+// same label set) — a duplicate series.
 export interface ParsedSample {
   name: string;
   labels: Record<string, string>;
@@ -15,7 +18,7 @@ const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 function parseLabels(text: string, line: string): Record<string, string> {
-  const labels: Record<string, string> = {};
+  const labels = Object.create(null) as Record<string, string>;
   let i = 0;
   while (i < text.length) {
     const eq = text.indexOf("=", i);
@@ -62,6 +65,7 @@ function parseValue(text: string): number {
 
 export function parsePrometheus(text: string): Map<string, ParsedFamily> {
   const families = new Map<string, ParsedFamily>();
+  const series = new Set<string>();
   if (text !== "" && !text.endsWith("\n")) throw new Error("exposition must end with a newline");
   let current: ParsedFamily | undefined;
   for (const line of text.split("\n")) {
@@ -86,7 +90,7 @@ export function parsePrometheus(text: string): Map<string, ParsedFamily> {
     if (line.startsWith("#")) continue;
     const brace = line.indexOf("{");
     let name: string;
-    let labels: Record<string, string> = {};
+    let labels = Object.create(null) as Record<string, string>;
     let valueText: string;
     if (brace >= 0) {
       name = line.slice(0, brace);
@@ -100,6 +104,10 @@ export function parsePrometheus(text: string): Map<string, ParsedFamily> {
     }
     if (!NAME.test(name)) throw new Error(`bad metric name ${name}`);
     if (current === undefined || current.name !== name) throw new Error(`sample ${name} outside its family`);
+    // Prometheus identifies a series by its name and label set (label order does not matter)
+    const identity = JSON.stringify([name, Object.keys(labels).sort().map((label) => [label, labels[label]])]);
+    if (series.has(identity)) throw new Error(`duplicate series: ${line}`);
+    series.add(identity);
     current.samples.push({ name, labels, value: parseValue(valueText) });
   }
   return families;
