@@ -4,7 +4,6 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  StimulusViolation,
   arbitraryWorkerScenario,
   assertStimuli,
   runWorkerScenario,
@@ -22,33 +21,7 @@ const twoTasks: WorkerScenario = {
   peers: [{ peer: "127.0.0.1:2", answers: [] }],
 };
 
-/** What the Worker of main before issue 12 items 1 and 3 were fixed breaks (the worker lane fixes both). */
-const ISSUE_12_BUGS =
-  /^(idle\(\) resolved while \d+ pieces of work are outstanding|"[^"]*" runs on thread \d+ of a worker with \d+ threads|task-(finished|erred) of "[^"]*" names thread \d+ on a worker with \d+ threads)$/;
-
-/**
- * The Worker on main before the fixes of issue 12 items 1 and 3 breaks two of the harness's
- * checks within its first runs. Until those fixes are merged, the harness finds them here
- * (their invariant is returned) and the tests that need a Worker without them are skipped,
- * by name; any other violation fails this file. Once merged, this is null and all run.
- */
-async function issue12Bug(): Promise<string | null> {
-  const details = await fc.check(
-    fc.asyncProperty(fc.scheduler(), arbitraryWorkerScenario(), async (scheduler, scenario) => {
-      await runWorkerScenario(scheduler, scenario);
-    }),
-    { numRuns: 30, seed: 1, endOnFailure: true },
-  );
-  if (!details.failed) return null;
-  const error = details.errorInstance;
-  if (error instanceof StimulusViolation && ISSUE_12_BUGS.test(error.invariant)) return error.invariant;
-  throw error;
-}
-
-const knownBug = await issue12Bug();
-const skipped = knownBug === null ? "" : ` (skipped: this Worker still has issue 12 item 1 or 3 — ${knownBug})`;
-
-describe.skipIf(knownBug !== null)(`the Worker under random orders${skipped}`, () => {
+describe("the Worker under random orders", () => {
   // --- begin docs example ---
   it("the Worker survives any order of peer answers, task completions and cancellations", async () => {
     await assertStimuli(
