@@ -68,7 +68,9 @@ export class MemoryMonitor {
     s.memory.push(managed);
     s.spilled.push(spilled);
     if (s.times.length >= this.maxSamples) {
-      const keep = (_: number, i: number): boolean => i % 2 === 0 || i === s.times.length - 1;
+      // Every other sample and the newest one, the same indices in all three series.
+      const newest = s.times.length - 1;
+      const keep = (_: number, i: number): boolean => i % 2 === 0 || i === newest;
       s.times = s.times.filter(keep);
       s.memory = s.memory.filter(keep);
       s.spilled = s.spilled.filter(keep);
