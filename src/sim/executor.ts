@@ -3,12 +3,14 @@
 // for a span record per root.
 import type { WorkerState } from "../state/index.js";
 import { Reschedule } from "../worker/errors.js";
-import { SimulatedExecutor } from "../worker/simulated-executor.js";
+import { SimulatedExecutor, TaskModelFailure } from "../worker/simulated-executor.js";
 import type { ExecuteContext, ExecuteRequest, ExecuteResult, Executor } from "../worker/types.js";
 import type { TaskRecord } from "./report.js";
 
 export interface TaskRecordSink {
   taskRecord(record: TaskRecord): void;
+  /** An injected fault fired (task-failure: the task model raised). */
+  countFault(kind: string, time: number): void;
 }
 
 export class RecordingExecutor implements Executor {
@@ -33,13 +35,9 @@ export class RecordingExecutor implements Executor {
         return result;
       },
       (error: unknown) => {
-        this.record(
-          task,
-          context,
-          thread,
-          start,
-          context.signal.aborted || this.discarded(task) ? "cancelled" : error instanceof Reschedule ? "rescheduled" : "failed",
-        );
+        const outcome = context.signal.aborted || this.discarded(task) ? "cancelled" : error instanceof Reschedule ? "rescheduled" : "failed";
+        if (outcome === "failed" && error instanceof TaskModelFailure) this.sink.countFault("task-failure", context.clock.now());
+        this.record(task, context, thread, start, outcome);
         throw error;
       },
     );

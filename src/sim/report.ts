@@ -1,7 +1,7 @@
 // The report of one simulated run: what the CLI prints, writes as JSON and draws as HTML.
 // Versioned: bump REPORT_SCHEMA_VERSION on any change of shape and document it in docs/report-schema.md.
 
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
 
 export type TaskOutcome = "memory" | "erred" | "lost";
 
@@ -60,6 +60,16 @@ export interface MetricTotal {
   outcome?: string;
 }
 
+/** How often one kind of fault happened in a run, and when it first and last did. */
+export interface FaultCount {
+  /** worker-death, transfer-failure, busy, task-failure, pause, unpause, spill-warning, spill-error. */
+  kind: string;
+  count: number;
+  /** Simulated seconds of the first and the last occurrence. */
+  first: number;
+  last: number;
+}
+
 export interface SimReport {
   schemaVersion: number;
   workload: string;
@@ -74,7 +84,11 @@ export interface SimReport {
   tasksPerSecond: number;
   transfer: { count: number; bytes: number };
   spill: { bytesWritten: number; bytesRead: number; countWritten: number; countRead: number };
+  /** Discrete events, one entry each: worker deaths, pauses and unpauses, spill warnings. */
   faults: Array<{ time: number; kind: string; detail: string }>;
+  /** Every kind of fault that happened, the probabilistic ones (transfer-failure, busy,
+   * task-failure) included, counted, in order of first occurrence. */
+  faultCounts: FaultCount[];
   /** True when every task ended in memory or erred: nothing lost, nothing stuck. */
   complete: boolean;
   /** Human sentence stating completeness, e.g. "all 1000 tasks finished: 998 in memory, 2 erred, 0 lost". */

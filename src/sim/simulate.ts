@@ -109,6 +109,8 @@ class SimulationRun {
   private readonly networkKind: NetworkKind;
   private tickTimer: TimerHandle | null = null;
   private lastActivity = 0;
+  /** When a task last finished (in memory or erred): where a stuck run stopped moving. */
+  private lastProgress = 0;
   private readonly stallTimeout: number;
   private internalError: unknown = null;
   private progressStep: number;
@@ -178,9 +180,12 @@ class SimulationRun {
     // Spill warnings (disk full, …) would flood the console: the first of each kind per worker goes to the report.
     const reported = new Set<string>();
     const logOnce = (kind: string) => (message: string) => {
-      if (reported.has(kind)) return;
+      if (reported.has(kind)) {
+        this.report.countFault(kind, this.clock.now());
+        return;
+      }
       reported.add(kind);
-      this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones not reported)`);
+      this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
     const executor = new RecordingExecutor(address, this.report);
     const worker = new Worker({
@@ -290,6 +295,7 @@ class SimulationRun {
 
   private progress(): void {
     this.lastActivity = this.clock.now();
+    this.lastProgress = this.lastActivity;
     const onProgress = this.options.onProgress;
     if (onProgress === undefined) return;
     const done = this.graph.size - this.scheduler.unfinished;
@@ -368,7 +374,7 @@ class SimulationRun {
     const complete = lost === 0;
     const completion = complete
       ? `all ${graph.size} tasks finished: ${completed} in memory, ${erred} erred, 0 lost`
-      : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.clock.now())}s — replay with seed ${this.seed}`;
+      : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.lastProgress)}s — replay with seed ${this.seed}`;
     const stuck = complete ? undefined : this.stuckTasks();
     return this.report.build({
       schemaVersion: REPORT_SCHEMA_VERSION,

@@ -10,6 +10,8 @@ import type { TransferRecord } from "./report.js";
 
 export interface TransferLog {
   record(transfer: TransferRecord): void;
+  /** An injected fault fired (transfer-failure, busy). */
+  countFault(kind: string, time: number): void;
 }
 
 export class SimTransport implements Transport {
@@ -58,11 +60,13 @@ export class SimTransport implements Transport {
       if (this.dice.busy(from, start)) {
         await this.clock.sleep(this.latency, options.signal);
         log("busy", 0, keys.length);
+        this.log.countFault("busy", this.clock.now());
         return { status: "busy" };
       }
       if (this.dice.transferFails(from, to, start)) {
         await this.clock.sleep(this.latency, options.signal);
         log("failed", 0, keys.length);
+        this.log.countFault("transfer-failure", this.clock.now());
         throw new NetworkError(`simulated network failure fetching from ${fromWorker}`, { peer: fromWorker });
       }
     }

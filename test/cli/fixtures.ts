@@ -60,6 +60,7 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
     transfer: { count: 6, bytes: 48 * MiB },
     spill: { bytesWritten: 64 * MiB, bytesRead: 16 * MiB, countWritten: 16, countRead: 4 },
     faults: [],
+    faultCounts: [],
     complete: true,
     completion: "all 10 tasks finished: 9 in memory, 1 erred, 0 lost",
     perWorker: [

@@ -50,7 +50,7 @@ describe("spanwork run", () => {
   it("writes --json, --html and --trace files and says so", async () => {
     const result = await run(["run", "map", "--json", "r.json", "--html", "r.html", "--trace", "t.json"]);
     expect(result.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))).toMatchObject({ schemaVersion: 1, workload: "map" });
+    expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))).toMatchObject({ schemaVersion: 2, workload: "map" });
     expect(readFileSync(join(dir, "r.html"), "utf8")).toContain("<!DOCTYPE html>");
     expect(JSON.parse(readFileSync(join(dir, "t.json"), "utf8"))).toEqual({ traceEvents: [] });
     expect(result.calls.simulate[0]!.options.collectSpans).toBe(true);
