@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { escapeControlCharacters } from "../util/escape-control.js";
 import { processIo, type CliIo } from "./cli-io.js";
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, oneLine } from "./errors.js";
 import { listCommand } from "./list-command.js";
@@ -46,7 +47,7 @@ function buildProgram(io: CliIo, simulator: () => Promise<SimulatorApi>, exit: {
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
       // Commander's own errors (unknown option, missing argument) as one line, like ours.
-      outputError: (text, write) => write(`${oneLine(text)}\n`),
+      outputError: (text, write) => write(`${escapeControlCharacters(oneLine(text))}\n`),
     })
     .showSuggestionAfterError(true)
     .addHelpText(
@@ -118,7 +119,7 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
   const expected = usage || error instanceof CliFailure;
   const message = error instanceof Error ? error.message : String(error);
   const line = expected ? message : `internal error: ${message}${debug ? "" : " (run with --debug for the stack trace)"}`;
-  io.stderr.write(`error: ${oneLine(line)}\n`);
+  io.stderr.write(`error: ${escapeControlCharacters(oneLine(line))}\n`);
   if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return usage ? EXIT_USAGE : EXIT_FAILURE;
 }

@@ -1,3 +1,4 @@
+import { formatLimit, LIMITS } from "../sim/limits.js";
 import { CliUsageError } from "./errors.js";
 
 // Decimal units are powers of 1000 and binary units powers of 1024, as in dask's parse_bytes;
@@ -54,5 +55,6 @@ export function parseMemoryLimit(text: string, option = "--memory-limit"): numbe
   if (bytes <= 0) {
     throw new CliUsageError(`${option}: must be greater than zero, got "${text}" (use "none" for no limit)`);
   }
+  if (bytes > LIMITS.bytes) throw new CliUsageError(`${option}: must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes), got "${text}"`);
   return bytes;
 }

@@ -1,3 +1,4 @@
+import { LIMITS } from "../sim/limits.js";
 import type { SimOptions } from "../sim/report.js";
 import type { CliIo } from "./cli-io.js";
 import { CliUsageError, IncompleteRunError } from "./errors.js";
@@ -28,9 +29,6 @@ export interface RunFlags {
   quiet?: boolean;
 }
 
-const MAX_WORKERS = 10_000;
-const MAX_THREADS = 1_024;
-const MAX_SIZE = 100_000_000;
 
 /** Where `--json -` sends the report: stdout, instead of the summary. */
 const STDOUT_PATH = "-";
@@ -39,11 +37,11 @@ const STDOUT_PATH = "-";
 export async function runCommand(workloadArgument: string | undefined, flags: RunFlags, io: CliIo, loadSimulator: () => Promise<SimulatorApi>): Promise<number> {
   // Everything the user typed is checked before the run, so a typo never costs a long simulation.
   const options: SimOptions = {};
-  if (flags.workers !== undefined) options.workers = parseWholeNumber(flags.workers, "--workers", 1, MAX_WORKERS);
-  if (flags.threads !== undefined) options.threads = parseWholeNumber(flags.threads, "--threads", 1, MAX_THREADS);
+  if (flags.workers !== undefined) options.workers = parseWholeNumber(flags.workers, "--workers", 1, LIMITS.workers);
+  if (flags.threads !== undefined) options.threads = parseWholeNumber(flags.threads, "--threads", 1, LIMITS.threads);
   if (flags.memoryLimit !== undefined) options.memoryLimit = parseMemoryLimit(flags.memoryLimit);
   if (flags.seed !== undefined) options.seed = parseWholeNumber(flags.seed, "--seed", 0, Number.MAX_SAFE_INTEGER);
-  if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, MAX_SIZE);
+  if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, LIMITS.size);
   if (flags.network !== undefined) options.network = parseNetworkModel(flags.network);
   const jsonToStdout = flags.json === STDOUT_PATH;
   for (const [option, value] of [["--html", flags.html], ["--trace", flags.trace]] as const) {
@@ -59,6 +57,9 @@ export async function runCommand(workloadArgument: string | undefined, flags: Ru
   }
   const simulator = await loadSimulator();
   const workload = resolveWorkload(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd);
+  if (options.size !== undefined && workload.file !== undefined) {
+    throw new CliUsageError(`--size: sets the size of a built-in workload; ${workload.file} sets its own task counts (change count in the file)`);
+  }
 
   const progress = createProgressReporter(io.stderr, { enabled: flags.quiet !== true, now: io.now });
   options.collectSpans = tracePath !== undefined;

@@ -43,7 +43,7 @@ export function realSimulator(): SimulatorApi {
         if (error instanceof GraphError || error instanceof SpecError) throw new SpecProblemsError([`${displayPath}: ${error.message}`]);
         throw error;
       }
-      return { name: spec.name ?? displayPath, outline: outline(spec), spec } satisfies Workload;
+      return { name: spec.name ?? displayPath, outline: outline(spec), spec, file: displayPath } satisfies Workload;
     },
 
     async simulate(workload, options) {
@@ -51,7 +51,8 @@ export function realSimulator(): SimulatorApi {
       try {
         return await simulate(workload.spec as SimInput, options);
       } catch (error) {
-        if (error instanceof SpecError) throw new SpecProblemsError(error.issues);
+        // Problems found only at run time (a fault naming a worker the cluster lacks) name the file too.
+        if (error instanceof SpecError) throw new SpecProblemsError(error.issues.map((issue) => (workload.file === undefined ? issue : `${workload.file}: ${issue}`)));
         if (error instanceof SimulationError || error instanceof GraphError) throw new CliUsageError(error.message);
         throw error;
       }

@@ -16,6 +16,8 @@ export interface Workload {
   outline: string;
   /** The validated spec, opaque to the command. */
   spec: unknown;
+  /** The spec file as the user named it; absent for a built-in workload. */
+  file?: string;
 }
 
 export interface SimulatorApi {

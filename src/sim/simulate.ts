@@ -16,7 +16,8 @@ import { createNetwork, DEFAULT_NETWORK, type NetworkKind, type SimNetwork } fro
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
-import { SpecError, validateSpec, type WorkloadSpec } from "./spec.js";
+import { formatLimit, LIMITS } from "./limits.js";
+import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
 import { SimTransport } from "./transport.js";
 import { builtInWorkloads, workloadFromSpec, type Workload } from "./workloads.js";
 
@@ -30,8 +31,9 @@ export class SimulationError extends Error {
   override readonly name = "SimulationError";
 }
 
-/** What `simulate` accepts: a built-in workload name, a spec (validated here), or a ready Workload. */
-export type SimInput = string | WorkloadSpec | Workload;
+/** What `simulate` accepts: a built-in workload name, a spec (a plain object, validated here; a
+ * validated WorkloadSpec is one too), or a ready Workload. */
+export type SimInput = string | WorkloadSpecInput | Workload;
 
 function isWorkload(input: SimInput): input is Workload {
   return typeof input === "object" && input !== null && "graph" in input;
@@ -40,7 +42,7 @@ function isWorkload(input: SimInput): input is Workload {
 /** Turns the input into a Workload (throws SpecError / SimulationError naming the problem). */
 export function resolveWorkload(input: SimInput, options: SimOptions, seed: number, workers: number, threads: number): Workload {
   if (typeof input === "string") {
-    const builtIn = builtInWorkloads[input];
+    const builtIn = Object.hasOwn(builtInWorkloads, input) ? builtInWorkloads[input] : undefined;
     if (builtIn === undefined) {
       throw new SpecError([`unknown workload "${input}" (built-in: ${Object.keys(builtInWorkloads).join(", ")})`]);
     }
@@ -50,11 +52,12 @@ export function resolveWorkload(input: SimInput, options: SimOptions, seed: numb
   return workloadFromSpec(validateSpec(input), seed);
 }
 
-function positiveOption(value: number | undefined, name: string, integer: boolean): void {
+function positiveOption(value: number | undefined, name: string, integer: boolean, max: number = Number.MAX_VALUE): void {
   if (value === undefined) return;
   if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
     throw new SimulationError(`option ${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`);
   }
+  if (value > max) throw new SimulationError(`option ${name} must be at most ${formatLimit(max)} (docs/sim.md, limits), got ${value}`);
 }
 
 /**
@@ -65,10 +68,16 @@ function positiveOption(value: number | undefined, name: string, integer: boolea
 export async function simulate(input: SimInput, options: SimOptions = {}): Promise<SimResult> {
   const seed = options.seed ?? DEFAULT_SEED;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new SimulationError(`option seed must be an integer ≥ 0, got ${seed}`);
-  positiveOption(options.workers, "workers", true);
-  positiveOption(options.threads, "threads", true);
-  positiveOption(options.size, "size", true);
-  positiveOption(options.bandwidth, "bandwidth", false);
+  positiveOption(options.workers, "workers", true, LIMITS.workers);
+  positiveOption(options.threads, "threads", true, LIMITS.threads);
+  positiveOption(options.size, "size", true, LIMITS.size);
+  if (options.size !== undefined && typeof input !== "string") {
+    throw new SimulationError("option size sets the size of a built-in workload; a spec or a graph has its own task counts");
+  }
+  positiveOption(options.bandwidth, "bandwidth", false, LIMITS.bytes);
+  if (typeof options.memoryLimit === "number" && options.memoryLimit > LIMITS.bytes) {
+    throw new SimulationError(`option memoryLimit must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes), got ${options.memoryLimit}`);
+  }
   if (options.latency !== undefined && !(options.latency >= 0)) throw new SimulationError(`option latency must be seconds ≥ 0, got ${options.latency}`);
   const presetWorkers = typeof input === "object" && input !== null && !isWorkload(input) ? input.cluster?.workers : undefined;
   const workersHint = options.workers ?? presetWorkers ?? DEFAULT_WORKERS;
@@ -137,7 +146,13 @@ class SimulationRun {
     const bandwidth = options.bandwidth ?? cluster.bandwidth ?? DEFAULT_NETWORK.bandwidth;
     this.stallTimeout = options.stallTimeout ?? 600;
     const addresses = Array.from({ length: this.nworkers }, (_, i) => workerAddress(i));
-    this.plan = resolveFaults([...workload.faults, ...(options.faults ?? [])], addresses);
+    this.plan = resolveFaults(
+      [
+        { faults: workload.faults, where: "faults" },
+        { faults: options.faults ?? [], where: "options.faults" },
+      ],
+      addresses,
+    );
     this.dice = new FaultDice(this.plan, seed);
     this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth });
     this.inner = new InProcessTransport({ network: this.network });

@@ -1,21 +1,22 @@
 // Byte sizes as people write them ("64 KiB", "1.5GB", "200MB") and back.
 
-const UNITS: Readonly<Record<string, number>> = {
-  b: 1,
-  "": 1,
-  k: 1e3,
-  kb: 1e3,
-  m: 1e6,
-  mb: 1e6,
-  g: 1e9,
-  gb: 1e9,
-  t: 1e12,
-  tb: 1e12,
-  kib: 2 ** 10,
-  mib: 2 ** 20,
-  gib: 2 ** 30,
-  tib: 2 ** 40,
-};
+// A Map, not an object literal: the unit is user text, and "constructor" is letters too.
+const UNITS: ReadonlyMap<string, number> = new Map([
+  ["b", 1],
+  ["", 1],
+  ["k", 1e3],
+  ["kb", 1e3],
+  ["m", 1e6],
+  ["mb", 1e6],
+  ["g", 1e9],
+  ["gb", 1e9],
+  ["t", 1e12],
+  ["tb", 1e12],
+  ["kib", 2 ** 10],
+  ["mib", 2 ** 20],
+  ["gib", 2 ** 30],
+  ["tib", 2 ** 40],
+]);
 
 const SIZE = /^\s*(\d+(?:\.\d+)?|\.\d+)(?:e(\d+))?\s*([a-z]*)\s*$/i;
 
@@ -24,7 +25,7 @@ const SIZE = /^\s*(\d+(?:\.\d+)?|\.\d+)(?:e(\d+))?\s*([a-z]*)\s*$/i;
 export function parseSize(text: string): number | null {
   const match = SIZE.exec(text);
   if (match === null) return null;
-  const unit = UNITS[(match[3] ?? "").toLowerCase()];
+  const unit = UNITS.get((match[3] ?? "").toLowerCase());
   if (unit === undefined) return null;
   const mantissa = Number(match[1]);
   const exponent = match[2] === undefined ? 0 : Number(match[2]);

@@ -3,6 +3,7 @@
 import { compileSpec } from "./compile.js";
 import { sample } from "./distributions.js";
 import { GraphBuilder, type TaskGraph } from "./graph.js";
+import { formatLimit, LIMITS } from "./limits.js";
 import { Rng } from "./rng.js";
 import type { Distribution, FaultSpec, WorkloadSpec } from "./spec.js";
 
@@ -53,7 +54,9 @@ function draw(distribution: Distribution, rng: Rng): number {
 
 function sizeOf(parameters: WorkloadParameters, fallback: number): number {
   const size = parameters.size ?? fallback;
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`workload size must be a positive integer, got ${size}`);
+  if (!Number.isInteger(size) || size < 1 || size > LIMITS.size) {
+    throw new RangeError(`workload size must be an integer from 1 to ${formatLimit(LIMITS.size)}, got ${size}`);
+  }
   return size;
 }
 

@@ -102,7 +102,7 @@ describe("bad input: exit 2 and one line on stderr", () => {
     [["run", "map", "--memory-limit", "2GiX"], 'error: --memory-limit: cannot parse "2GiX" as a size (examples: 2GiB, 500MB)'],
     [["run", "map", "--workers", "two"], 'error: --workers: expected a whole number, got "two"'],
     [["run", "map", "--workers", "0"], "error: --workers: must be between 1 and 10000, got 0"],
-    [["run", "map", "--size", "0"], "error: --size: must be between 1 and 100000000, got 0"],
+    [["run", "map", "--size", "0"], "error: --size: must be between 1 and 1000000, got 0"],
     [["run", "map", "--threads", "1.5"], 'error: --threads: expected a whole number, got "1.5"'],
     [["run", "map", "--seed", "-3"], "error: --seed: expected a whole number, got \"-3\""],
     [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min)'],

@@ -139,7 +139,7 @@ describe("faults end with nothing lost", () => {
 
   it("rejects a fault naming a worker the cluster does not have", async () => {
     await expect(simulate("map", { size: 4, workers: 2, faults: [{ kind: "worker-death", worker: 5, at: 1 }] })).rejects.toThrow(
-      /^faults\[0\]\.worker: no worker 5 in this cluster/,
+      /^options\.faults\[0\]\.worker: no worker 5 in this cluster/,
     );
   });
 });
