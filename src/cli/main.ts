@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { escapeControlCharacters } from "../util/escape-control.js";
 import { processIo, type CliIo } from "./cli-io.js";
-import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, oneLine } from "./errors.js";
+import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, InterruptedError, oneLine } from "./errors.js";
 import { listCommand } from "./list-command.js";
 import { NETWORK_MODELS } from "./parse-options.js";
 import { runCommand, type RunFlags } from "./run-command.js";
@@ -114,6 +114,10 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT_OK;
     if (error.code === "commander.help" && error.exitCode === 0) return EXIT_OK;
     return EXIT_USAGE;
+  }
+  if (error instanceof InterruptedError) {
+    io.stderr.write(`${error.message}\n`);
+    return error.exitCode;
   }
   const usage = error instanceof CliUsageError;
   const expected = usage || error instanceof CliFailure;

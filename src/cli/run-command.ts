@@ -1,7 +1,7 @@
 import { LIMITS } from "../sim/limits.js";
 import type { SimOptions } from "../sim/report.js";
-import type { CliIo } from "./cli-io.js";
-import { CliUsageError, IncompleteRunError } from "./errors.js";
+import type { CliIo, InterruptSignal } from "./cli-io.js";
+import { CliUsageError, IncompleteRunError, InterruptedError } from "./errors.js";
 import { createStyle, shouldUseColor } from "./format/color.js";
 import { formatBytes } from "./format/units.js";
 import { renderHtmlReport } from "./html/report-page.js";
@@ -29,6 +29,10 @@ export interface RunFlags {
   quiet?: boolean;
 }
 
+
+function interrupted(signal: InterruptSignal): InterruptedError {
+  return new InterruptedError(signal === "SIGINT" ? 130 : 143, `interrupted (${signal}): the run was stopped and no file was written`);
+}
 
 /** Where `--json -` sends the report: stdout, instead of the summary. */
 const STDOUT_PATH = "-";
@@ -64,12 +68,26 @@ export async function runCommand(workloadArgument: string | undefined, flags: Ru
   const progress = createProgressReporter(io.stderr, { enabled: flags.quiet !== true, now: io.now });
   options.collectSpans = tracePath !== undefined;
   options.onProgress = (update) => progress.update(update);
+  // Ctrl-C stops the simulation (it yields to the event loop now and then, so the handler runs)
+  // and nothing is written: every file is written only after a run that went through.
+  const interrupt = new AbortController();
+  let interruptedBy: InterruptSignal | null = null;
+  const stopListening = io.onInterrupt((signal) => {
+    interruptedBy ??= signal;
+    interrupt.abort(new Error(`interrupted by ${signal}`));
+  });
+  options.signal = interrupt.signal;
   let result;
   try {
     result = await simulator.simulate(workload, options);
+  } catch (error) {
+    if (interruptedBy !== null) throw interrupted(interruptedBy);
+    throw error;
   } finally {
+    stopListening();
     progress.stop();
   }
+  if (interruptedBy !== null) throw interrupted(interruptedBy);
   const { report } = result;
 
   const written: string[] = [];

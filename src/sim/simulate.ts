@@ -66,6 +66,7 @@ function positiveOption(value: number | undefined, name: string, integer: boolea
  * says `complete: false`, names the stuck keys and the seed that replays it.
  */
 export async function simulate(input: SimInput, options: SimOptions = {}): Promise<SimResult> {
+  options.signal?.throwIfAborted();
   const seed = options.seed ?? DEFAULT_SEED;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new SimulationError(`option seed must be an integer ≥ 0, got ${seed}`);
   positiveOption(options.workers, "workers", true, LIMITS.workers);
@@ -358,7 +359,7 @@ class SimulationRun {
     this.requestTick();
     this.clock.setTimer(Math.max(1, this.stallTimeout / 10), () => this.watchdog());
     try {
-      await this.clock.run();
+      await this.clock.run(this.options.signal === undefined ? {} : { signal: this.options.signal });
     } catch (error) {
       // A stall ends the run; the report names the unfinished tasks.
       if (!(error instanceof StallSignal)) throw error;

@@ -44,7 +44,7 @@ describe("spanwork run", () => {
 
   it("leaves unset options to the workload's own defaults", async () => {
     const { options } = (await run(["run", "map"])).calls.simulate[0]!;
-    expect(Object.keys(options).sort()).toEqual(["collectSpans", "onProgress"]);
+    expect(Object.keys(options).sort()).toEqual(["collectSpans", "onProgress", "signal"]);
   });
 
   it("writes --json, --html and --trace files and says so", async () => {
