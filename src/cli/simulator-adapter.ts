@@ -7,8 +7,9 @@ import { GraphError } from "../sim/graph.js";
 import type { SimInput } from "../sim/simulate.js";
 import type { SimResult } from "../sim/report.js";
 import { loadWorkloadFile, SpecError, type WorkloadSpec } from "../sim/spec.js";
-import { builtInWorkloads } from "../sim/workloads.js";
+import { BUILT_IN_WORKLOADS, builtInWorkloads } from "../sim/workloads/index.js";
 import type { ChromeTrace } from "../spans/index.js";
+import { registryEntry } from "../util/registry.js";
 import { simulationTrace } from "./chrome-trace.js";
 import { CliUsageError, SpecProblemsError } from "./errors.js";
 import { formatCount } from "./format/units.js";
@@ -22,7 +23,7 @@ export function realSimulator(): SimulatorApi {
     listWorkloads: () => Object.entries(builtInWorkloads).map(([name, workload]) => ({ name, description: workload.description })),
 
     builtInWorkload(name) {
-      const builtIn = Object.hasOwn(builtInWorkloads, name) ? builtInWorkloads[name] : undefined;
+      const builtIn = registryEntry(BUILT_IN_WORKLOADS, name);
       return builtIn === undefined ? undefined : { name, outline: builtIn.description, spec: name };
     },
 

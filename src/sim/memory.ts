@@ -1,11 +1,11 @@
 // dask's memory monitor for the simulated workers, plus the bounded memory samples of the
 // report. Managed memory = the SpillBuffer's in-memory weight plus the bytes of transfers
 // arriving (they land in memory before they are stored).
+import { MEMORY_FRACTIONS } from "../worker/memory-fractions.js";
 import type { Worker } from "../worker/worker.js";
 import type { MemorySample } from "./report.js";
 
-/** dask's distributed.worker.memory fractions. */
-export const MEMORY_FRACTIONS = { target: 0.6, spill: 0.7, pause: 0.8 } as const;
+export { MEMORY_FRACTIONS };
 
 interface Series {
   times: number[];

@@ -123,7 +123,8 @@ export interface SimOptions {
   /** Bytes per worker; null = no limit (no spilling). */
   memoryLimit?: number | null;
   seed?: number;
-  network?: "instant" | "latency-bandwidth" | "max-min";
+  /** A network model of the registry (src/sim/network/registry.ts; default max-min). */
+  network?: import("./network/registry.js").NetworkKind;
   /** Keep finished root span records for --trace (costs memory). */
   collectSpans?: boolean;
   /** Size parameter of a built-in workload (what it counts: see `builtInWorkloads`). */

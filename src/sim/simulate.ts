@@ -3,6 +3,7 @@
 // network, disk and faults of src/sim at the I/O boundary.
 import { PauseEvent, UnpauseEvent, FindMissingEvent, type SendMessageToScheduler } from "../state/index.js";
 import type { SpanRecord } from "../spans/index.js";
+import { registryEntry } from "../util/registry.js";
 import { VirtualClock, type TimerHandle } from "../worker/clock.js";
 import { InProcessTransport } from "../worker/in-process-transport.js";
 import type { TaskModel } from "../worker/simulated-executor.js";
@@ -12,19 +13,19 @@ import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
-import { createNetwork, DEFAULT_NETWORK, type NetworkKind, type SimNetwork } from "./network/index.js";
+import { createNetwork, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
 import { SimTransport } from "./transport.js";
-import { builtInWorkloads, workloadFromSpec, type Workload } from "./workloads.js";
+import { BUILT_IN_WORKLOAD_NAMES, BUILT_IN_WORKLOADS, workloadFromSpec, type Workload } from "./workloads/index.js";
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_WORKERS = 4;
 export const DEFAULT_THREADS = 2;
-export const DEFAULT_NETWORK_KIND: NetworkKind = "max-min";
+export { DEFAULT_NETWORK_KIND };
 
 /** Raised for a simulation that cannot run as asked (unknown workload, bad option). */
 export class SimulationError extends Error {
@@ -42,9 +43,9 @@ function isWorkload(input: SimInput): input is Workload {
 /** Turns the input into a Workload (throws SpecError / SimulationError naming the problem). */
 export function resolveWorkload(input: SimInput, options: SimOptions, seed: number, workers: number, threads: number): Workload {
   if (typeof input === "string") {
-    const builtIn = Object.hasOwn(builtInWorkloads, input) ? builtInWorkloads[input] : undefined;
+    const builtIn = registryEntry(BUILT_IN_WORKLOADS, input);
     if (builtIn === undefined) {
-      throw new SpecError([`unknown workload "${input}" (built-in: ${Object.keys(builtInWorkloads).join(", ")})`]);
+      throw new SpecError([`unknown workload "${input}" (built-in: ${BUILT_IN_WORKLOAD_NAMES.join(", ")})`]);
     }
     return builtIn.generate({ ...(options.size === undefined ? {} : { size: options.size }), seed, workers, threads });
   }

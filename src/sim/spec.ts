@@ -6,6 +6,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { escapeControlCharacters } from "../util/escape-control.js";
 import { formatLimit, LIMITS } from "./limits.js";
+import { NETWORK_KINDS } from "./network/registry.js";
 import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
 import { parseSize } from "./units.js";
 
@@ -201,7 +202,7 @@ const clusterDefaults = z
     workers: count.max(LIMITS.workers, `expected at most ${formatLimit(LIMITS.workers)} workers`).optional(),
     threads: count.max(LIMITS.threads, `expected at most ${formatLimit(LIMITS.threads)} threads`).optional(),
     memoryLimit: bytes("positive").nullable().optional(),
-    network: z.enum(["instant", "latency-bandwidth", "max-min"], { error: "expected instant, latency-bandwidth or max-min" }).optional(),
+    network: z.enum(NETWORK_KINDS, { error: `expected ${NETWORK_KINDS.slice(0, -1).join(", ")} or ${NETWORK_KINDS.at(-1)}` }).optional(),
     latency: nonNegative.optional(),
     bandwidth: bytes("positive").optional(),
   })

@@ -2,12 +2,10 @@
 // a class instance), so it survives structured cloning and the v8 serializer of a spill store.
 import { freeze } from "immer";
 import type { Key } from "../state/index.js";
-import { sizeof as spillSizeof } from "../spill/index.js";
+import { isSizedStandIn, sizeof, type SizedStandIn } from "../util/sizeof.js";
 
-export interface SimulatedData {
-  readonly simulated: true;
+export interface SimulatedData extends SizedStandIn {
   readonly key: Key;
-  readonly nbytes: number;
 }
 
 export function SimulatedData(key: Key, nbytes: number): SimulatedData {
@@ -15,15 +13,8 @@ export function SimulatedData(key: Key, nbytes: number): SimulatedData {
 }
 
 export function isSimulatedData(value: unknown): value is SimulatedData {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { simulated?: unknown }).simulated === true &&
-    typeof (value as { nbytes?: unknown }).nbytes === "number"
-  );
+  return isSizedStandIn(value);
 }
 
-/** The Worker's default `sizeof`: a SimulatedData weighs its modelled `nbytes`, anything else the spill `sizeof`. */
-export function workerSizeof(value: unknown): number {
-  return isSimulatedData(value) ? value.nbytes : spillSizeof(value);
-}
+/** The Worker's default `sizeof`: spanwork's one estimator, under which a SimulatedData weighs its modelled `nbytes`. */
+export const workerSizeof: (value: unknown) => number = sizeof;
