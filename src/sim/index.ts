@@ -41,3 +41,11 @@ export {
 export { VirtualDisk, ModelledBytes, simulatedDataSerializer, DEFAULT_DISK, type DiskParameters } from "./disk.js";
 export { MEMORY_FRACTIONS } from "./memory.js";
 export { resolveFaults, FaultDice, type FaultPlan } from "./faults.js";
+export {
+  SimulatedExecutor,
+  TaskModelFailure,
+  isTaskModel,
+  validateTaskModel,
+  type TaskModel,
+} from "./simulated-executor.js";
+export { SimulatedData, isSimulatedData, workerSizeof } from "./simulated-data.js";

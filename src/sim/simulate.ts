@@ -6,18 +6,19 @@ import type { SpanRecord } from "../spans/index.js";
 import { registryEntry } from "../util/registry.js";
 import { VirtualClock, type TimerHandle } from "../worker/clock.js";
 import { InProcessTransport } from "../worker/in-process-transport.js";
-import type { TaskModel } from "../worker/simulated-executor.js";
 import { Worker } from "../worker/worker.js";
 import { DEFAULT_DISK, VirtualDisk, simulatedDataSerializer } from "./disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
+import { formatLimit, LIMITS } from "./limits.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
-import { formatLimit, LIMITS } from "./limits.js";
+import { SimWorker } from "./sim-worker.js";
+import type { TaskModel } from "./simulated-executor.js";
 import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
 import { SimTransport } from "./transport.js";
 import { BUILT_IN_WORKLOAD_NAMES, BUILT_IN_WORKLOADS, workloadFromSpec, type Workload } from "./workloads/index.js";
@@ -89,16 +90,6 @@ export async function simulate(input: SimInput, options: SimOptions = {}): Promi
   return run.execute();
 }
 
-interface SimWorker {
-  readonly index: number;
-  readonly address: string;
-  readonly worker: Worker;
-  readonly disk: VirtualDisk;
-  died: boolean;
-  paused: boolean;
-  findMissing: TimerHandle | null;
-}
-
 /** One run: builds the cluster, drives the clock, collects the report. */
 class SimulationRun {
   // Everything the simulation runs on this clock is promise-driven: settling needs no event-loop turn.
@@ -159,17 +150,17 @@ class SimulationRun {
     this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth });
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(addresses, this.nthreads, options.maxTaskRecords ?? 100_000);
-    const wireLatency = this.networkKind === "instant" ? 0 : latency;
-    this.transport = new SimTransport(
-      this.inner,
-      this.clock,
+    this.transport = new SimTransport({
+      inner: this.inner,
+      network: this.network,
+      clock: this.clock,
       addresses,
-      this.dice,
-      wireLatency,
-      this.report,
-      () => (this.lastActivity = this.clock.now()),
-      (to) => this.markDirty(to),
-    );
+      dice: this.dice,
+      latency: this.networkKind === "instant" ? 0 : latency,
+      log: this.report,
+      onActivity: () => (this.lastActivity = this.clock.now()),
+      onSettled: (to) => this.markDirty(to),
+    });
     this.memory = new MemoryMonitor(this.memoryLimit, options.memorySamplesPerWorker ?? 500, this.nworkers);
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
@@ -204,8 +195,13 @@ class SimulationRun {
       reported.add(kind);
       this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
-    const executor = new RecordingExecutor(address, this.report);
-    const worker = new Worker({
+    const executor = new RecordingExecutor({
+      address,
+      sink: this.report,
+      // The Worker is built with this executor; by the time a task runs, it exists.
+      taskState: (key) => worker.state.tasks.get(key)?.state,
+    });
+    const worker: Worker = new Worker({
       address,
       nthreads: this.nthreads,
       clock: this.clock,
@@ -230,9 +226,8 @@ class SimulationRun {
         this.internalError ??= error;
       },
     });
-    executor.state = worker.state;
     this.inner.register(worker);
-    return { index, address, worker, disk, died: false, paused: false, findMissing: null };
+    return new SimWorker(index, address, worker, disk, this.transport);
   }
 
   private taskModel(id: number): TaskModel {
@@ -326,17 +321,11 @@ class SimulationRun {
   private kill(index: number): void {
     const sim = this.workers[index]!;
     if (sim.died) return;
-    sim.died = true;
     const now = this.clock.now();
     this.report.fault(now, "worker-death", `${sim.address} died`);
-    sim.findMissing?.cancel();
-    // Connections drop before the worker's own shutdown, so peers see a network failure.
-    this.transport.markDead(sim.address);
-    this.network.failWorker(sim.address);
-    this.inner.unregister(sim.address);
+    // Its last sample: what it held when it died.
     this.memory.sample(index, sim.worker, now, true);
-    void sim.worker.close({ timeout: 0 });
-    sim.disk.clear();
+    sim.kill();
     this.scheduler.removeWorker(index);
   }
 

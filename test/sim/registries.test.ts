@@ -7,7 +7,7 @@ import { BUILT_IN_WORKLOAD_NAMES, BUILT_IN_WORKLOADS, NETWORK_KINDS, NETWORK_MOD
 import { isSizedStandIn, sizeof } from "../../src/util/sizeof.js";
 import { MEMORY_FRACTIONS } from "../../src/worker/memory-fractions.js";
 import { VirtualClock } from "../../src/worker/clock.js";
-import { SimulatedData, workerSizeof } from "../../src/worker/simulated-data.js";
+import { SimulatedData, workerSizeof } from "../../src/sim/simulated-data.js";
 import { captureIo } from "../cli/fixtures.js";
 
 describe("the network registry", () => {

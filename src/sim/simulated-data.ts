@@ -16,5 +16,5 @@ export function isSimulatedData(value: unknown): value is SimulatedData {
   return isSizedStandIn(value);
 }
 
-/** The Worker's default `sizeof`: spanwork's one estimator, under which a SimulatedData weighs its modelled `nbytes`. */
+/** The Worker's default `sizeof` (spanwork's one estimator), under which a SimulatedData weighs its modelled `nbytes`. */
 export const workerSizeof: (value: unknown) => number = sizeof;
