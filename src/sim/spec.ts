@@ -119,17 +119,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 // Explicit dependencies: a list (entry i for task i) or an object of task → keys. The object
 // is read into a Map here, not by z.record, which drops a key named "__proto__": keys are data,
-// and a key that is not a task of the group must be reported like any other.
+// and a key that is not a task of the group must be reported like any other. A Map (a spec
+// validated before, passed to simulate()) is read the same way.
 const explicitDeps = z.unknown().transform((raw, ctx): string[][] | Map<string, string[]> => {
   if (Array.isArray(raw)) return parseInto(z.array(taskKeys), raw, ctx);
-  if (!isPlainObject(raw)) {
+  const entries: Array<[string, unknown]> | null =
+    raw instanceof Map ? [...(raw as Map<unknown, unknown>)].map(([name, keys]) => [String(name), keys]) : isPlainObject(raw) ? Object.keys(raw).map((name) => [name, raw[name]]) : null;
+  if (entries === null) {
     ctx.addIssue({ code: "custom", message: "expected a list of key lists, or an object of task → list of keys" });
     return z.NEVER;
   }
   const deps = new Map<string, string[]>();
   let ok = true;
-  for (const name of Object.keys(raw)) {
-    const keys = taskKeys.safeParse(raw[name]);
+  for (const [name, value] of entries) {
+    const keys = taskKeys.safeParse(value);
     if (keys.success) deps.set(name, keys.data);
     else {
       ok = false;

@@ -154,6 +154,19 @@ describe("messages name the real problem at its real path", () => {
   });
 });
 
+describe("a validated spec validates again to itself", () => {
+  it("keeps explicit dependencies given as an object (a Map once validated)", async () => {
+    const spec = validateSpec(twoGroups({ "b-0": ["a-0", "a-1"] }));
+    expect(validateSpec(spec)).toEqual(spec);
+    const graph = compileSpec(validateSpec(spec), 1);
+    const id = graph.idOf("b-0")!;
+    expect(Array.from(graph.deps.subarray(graph.depStart[id]!, graph.depStart[id + 1]!), (d) => graph.keys[d])).toEqual(["a-0", "a-1"]);
+    const { report } = await simulate(spec, { workers: 1 });
+    const start = (key: string): number => report.taskRecords.find((r) => r.key === key)!.start;
+    expect(start("b-0")).toBeGreaterThan(start("a-1"));
+  });
+});
+
 describe("spec files and the simulate() signature", () => {
   const dir = mkdtempSync(join(tmpdir(), "spanwork-spec-input-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
