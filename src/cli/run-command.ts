@@ -13,7 +13,7 @@ import { reportToJson } from "./report-json.js";
 import type { SimulatorApi } from "./simulator-api.js";
 import { formatSummary } from "./summary.js";
 import { packageVersion } from "./version.js";
-import { DEFAULT_WORKLOAD, resolveWorkload } from "./workload-source.js";
+import { DEFAULT_WORKLOAD, workloadFromArgument } from "./workload-source.js";
 
 /** `spanwork run` options as commander hands them over: raw strings, parsed strictly here. */
 export interface RunFlags {
@@ -60,7 +60,7 @@ export async function runCommand(workloadArgument: string | undefined, flags: Ru
     if (earlier) throw new CliUsageError(`${option}: same file as ${earlier[0]} ("${path}"); give each output its own file`);
   }
   const simulator = await loadSimulator();
-  const workload = resolveWorkload(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd);
+  const workload = workloadFromArgument(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd, options.seed);
   if (options.size !== undefined && workload.file !== undefined) {
     throw new CliUsageError(`--size: sets the size of a built-in workload; ${workload.file} sets its own task counts (change count in the file)`);
   }

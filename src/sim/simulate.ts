@@ -7,6 +7,7 @@ import { registryEntry } from "../util/registry.js";
 import { VirtualClock, type TimerHandle } from "../worker/clock.js";
 import { InProcessTransport } from "../worker/in-process-transport.js";
 import { Worker } from "../worker/worker.js";
+import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { DEFAULT_DISK, VirtualDisk, simulatedDataSerializer } from "./disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
@@ -23,10 +24,7 @@ import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
 import { SimTransport } from "./transport.js";
 import { BUILT_IN_WORKLOAD_NAMES, BUILT_IN_WORKLOADS, workloadFromSpec, type Workload } from "./workloads/index.js";
 
-export const DEFAULT_SEED = 1;
-export const DEFAULT_WORKERS = 4;
-export const DEFAULT_THREADS = 2;
-export { DEFAULT_NETWORK_KIND };
+export { DEFAULT_NETWORK_KIND, DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS };
 
 /** Raised for a simulation that cannot run as asked (unknown workload, bad option). */
 export class SimulationError extends Error {
@@ -41,8 +39,8 @@ function isWorkload(input: SimInput): input is Workload {
   return typeof input === "object" && input !== null && "graph" in input;
 }
 
-/** Turns the input into a Workload (throws SpecError / SimulationError naming the problem). */
-export function resolveWorkload(input: SimInput, options: SimOptions, seed: number, workers: number, threads: number): Workload {
+/** Turns the input into a Workload (throws SpecError / SimulationError naming the problem); a Workload is used as it is. */
+export function workloadOfInput(input: SimInput, options: SimOptions, seed: number, workers: number, threads: number): Workload {
   if (typeof input === "string") {
     const builtIn = registryEntry(BUILT_IN_WORKLOADS, input);
     if (builtIn === undefined) {
@@ -85,7 +83,7 @@ export async function simulate(input: SimInput, options: SimOptions = {}): Promi
   const presetWorkers = typeof input === "object" && input !== null && !isWorkload(input) ? input.cluster?.workers : undefined;
   const workersHint = options.workers ?? presetWorkers ?? DEFAULT_WORKERS;
   const threadsHint = options.threads ?? DEFAULT_THREADS;
-  const workload = resolveWorkload(input, options, seed, workersHint, threadsHint);
+  const workload = workloadOfInput(input, options, seed, workersHint, threadsHint);
   const run = new SimulationRun(workload, options, seed);
   return run.execute();
 }
