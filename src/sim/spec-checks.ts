@@ -72,7 +72,7 @@ export function checkReferences(facts: SpecFacts): string[] {
   });
   // A reference to a group whose prefix did not validate would look unknown: only say "unknown" when every name is known.
   const namesKnown = facts.groups.every((group) => group.prefix !== null);
-  const known = [...groups.keys()].join(", ");
+  const context: CheckContext = { groups, namesKnown, known: [...groups.keys()].join(", "), problems };
   let tasks = 0;
   for (const group of facts.groups) tasks += group.count ?? 0;
   if (tasks > LIMITS.tasks) problems.push(`tasks: ${formatLimit(tasks)} tasks in all, more than the limit of ${formatLimit(LIMITS.tasks)}`);
@@ -86,7 +86,7 @@ export function checkReferences(facts: SpecFacts): string[] {
     if (!edges.has(group.prefix)) edges.set(group.prefix, own);
     group.patterns.forEach((pattern, j) => {
       const at = patternPath(i, j, group.listed);
-      const added = pattern.pattern === "explicit" ? checkExplicit(pattern, at, group, groups, namesKnown, problems) : checkPattern(pattern, at, group, groups, namesKnown, known, own, problems);
+      const added = pattern.pattern === "explicit" ? checkExplicit(pattern, at, group, context) : checkPattern(pattern, at, group, own, context);
       dependencies += added;
       if (added > heaviest.dependencies) heaviest = { path: formatPath(at), dependencies: added };
     });
@@ -106,18 +106,22 @@ export function checkReferences(facts: SpecFacts): string[] {
   return problems;
 }
 
-type Groups = ReadonlyMap<string, { index: number; count: number | null }>;
+/** What every pattern check reads: the groups by prefix, whether every prefix validated, and where problems go. */
+interface CheckContext {
+  readonly groups: ReadonlyMap<string, { index: number; count: number | null }>;
+  readonly namesKnown: boolean;
+  /** The known prefixes, for "unknown task prefix" messages. */
+  readonly known: string;
+  readonly problems: string[];
+}
 
 /** Checks one pattern other than explicit; returns the number of dependencies it makes (expected, for random). */
 function checkPattern(
   pattern: Exclude<DependencyPattern, { pattern: "explicit" }>,
   at: ReadonlyArray<string | number>,
   group: GroupFacts,
-  groups: Groups,
-  namesKnown: boolean,
-  known: string,
   own: Set<string>,
-  problems: string[],
+  { groups, namesKnown, known, problems }: CheckContext,
 ): number {
   if (pattern.pattern === "none") return 0;
   const prefix = group.prefix!;
@@ -162,9 +166,7 @@ function checkExplicit(
   pattern: Extract<DependencyPattern, { pattern: "explicit" }>,
   at: ReadonlyArray<string | number>,
   group: GroupFacts,
-  groups: Groups,
-  namesKnown: boolean,
-  problems: string[],
+  { groups, namesKnown, problems }: CheckContext,
 ): number {
   const count = group.count;
   const entries: Array<[Array<string | number>, readonly string[]]> = [];

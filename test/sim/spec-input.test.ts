@@ -7,16 +7,8 @@ import { afterAll, describe, expect, expectTypeOf, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { LIMITS } from "../../src/sim/limits.js";
 import { compileSpec, loadWorkloadFile, parseSize, simulate, SimulationError, SpecError, validateSpec, type SimInput } from "../../src/sim/index.js";
+import { problems } from "./spec-problems.js";
 
-function problems(input: unknown): readonly string[] {
-  try {
-    compileSpec(validateSpec(input), 1);
-  } catch (error) {
-    if (error instanceof SpecError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 const twoGroups = (deps: unknown) => ({ tasks: [{ prefix: "a", count: 2 }, { prefix: "b", dependsOn: { pattern: "explicit", deps } }] });
 

@@ -2,17 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { problems } from "./spec-problems.js";
 import { compileSpec, loadWorkloadFile, SpecError, validateSpec } from "../../src/sim/index.js";
 
-function problems(input: unknown): readonly string[] {
-  try {
-    compileSpec(validateSpec(input), 1);
-  } catch (error) {
-    if (error instanceof SpecError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 describe("validateSpec", () => {
   it("fills defaults", () => {
