@@ -19,7 +19,7 @@ import {
   Worker,
   formatFineMetrics,
   type MetricEntry,
-} from "../src/worker/index.js";
+} from "../src/index.js";
 import { median, round, collectGarbage, jsonLines } from "./support.js";
 
 const emit = jsonLines("worker");

@@ -1,5 +1,7 @@
 import type { Writable } from "node:stream";
 
+export type InterruptSignal = "SIGINT" | "SIGTERM";
+
 /** The outside world of one command invocation; main() defaults it to the process's own. */
 export interface CliIo {
   stdout: Writable & { isTTY?: boolean; columns?: number };
@@ -9,8 +11,22 @@ export interface CliIo {
   cwd: string;
   /** Wall clock in milliseconds, for the progress bar's rate only. */
   now: () => number;
+  /**
+   * Calls `listener` on Ctrl-C (SIGINT) or SIGTERM until the returned function is called. While
+   * a listener is on, the signal no longer kills the process: the run stops and the command
+   * exits 130 (143 for SIGTERM).
+   */
+  onInterrupt: (listener: (signal: InterruptSignal) => void) => () => void;
+}
+
+function onProcessInterrupt(listener: (signal: InterruptSignal) => void): () => void {
+  const signals: InterruptSignal[] = ["SIGINT", "SIGTERM"];
+  for (const signal of signals) process.on(signal, listener);
+  return () => {
+    for (const signal of signals) process.removeListener(signal, listener);
+  };
 }
 
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), now: Date.now };
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), now: Date.now, onInterrupt: onProcessInterrupt };
 }

@@ -22,6 +22,14 @@ export class CliFailure extends Error {
   override readonly name: string = "CliFailure";
 }
 
+/** The user stopped the run (Ctrl-C, SIGTERM) before it ended; nothing was written. Exit 128 + the signal's number. */
+export class InterruptedError extends CliFailure {
+  override readonly name = "InterruptedError";
+  constructor(readonly exitCode: number, message: string) {
+    super(message);
+  }
+}
+
 /** The run went through but did not finish its work (lost or stuck tasks). Exit 1. */
 export class IncompleteRunError extends CliFailure {
   override readonly name = "IncompleteRunError";

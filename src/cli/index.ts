@@ -3,7 +3,7 @@
 // docs/report-schema.md the JSON report.
 export { main, type MainDependencies } from "./main.js";
 export type { CliIo } from "./cli-io.js";
-export type { SimulatorApi, Workload as CliWorkload, WorkloadListing } from "./simulator-api.js";
+export type { SimulatorApi, CliWorkload, WorkloadListing } from "./simulator-api.js";
 export { CliUsageError, CliFailure, IncompleteRunError, SpecProblemsError, EXIT_OK, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
 export { parseSize, parseMemoryLimit } from "./parse-size.js";
 export { formatSummary, type SummaryOptions } from "./summary.js";

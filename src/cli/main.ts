@@ -1,8 +1,9 @@
 import { Command, CommanderError, Option } from "commander";
+import { escapeControlCharacters } from "../util/escape-control.js";
 import { processIo, type CliIo } from "./cli-io.js";
-import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, oneLine } from "./errors.js";
+import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, InterruptedError, oneLine } from "./errors.js";
 import { listCommand } from "./list-command.js";
-import { NETWORK_MODELS } from "./parse-options.js";
+import { NETWORK_KINDS } from "../sim/network/registry.js";
 import { runCommand, type RunFlags } from "./run-command.js";
 import type { SimulatorApi } from "./simulator-api.js";
 import { validateCommand } from "./validate-command.js";
@@ -46,7 +47,7 @@ function buildProgram(io: CliIo, simulator: () => Promise<SimulatorApi>, exit: {
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
       // Commander's own errors (unknown option, missing argument) as one line, like ours.
-      outputError: (text, write) => write(`${oneLine(text)}\n`),
+      outputError: (text, write) => write(`${escapeControlCharacters(oneLine(text))}\n`),
     })
     .showSuggestionAfterError(true)
     .addHelpText(
@@ -73,7 +74,7 @@ Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a ru
     .option("-m, --memory-limit <size>", 'memory per worker before spilling, e.g. 2GiB, 500MB, 1.5GB, bytes, or "none"')
     .option("-s, --seed <n>", "random seed (same seed, same run)")
     .option("--size <n>", "size of a built-in workload (what it counts: see `spanwork list`)")
-    .option("--network <model>", `network model: ${NETWORK_MODELS.join(", ")}`)
+    .option("--network <model>", `network model: ${NETWORK_KINDS.join(", ")} (see \`spanwork list networks\`)`)
     .option("--json <file>", 'write the report as JSON ("-" for stdout instead of the summary)')
     .option("--html <file>", "write a self-contained HTML report with charts")
     .option("--trace <file>", "write the spans as a Chrome trace (open in Perfetto)")
@@ -86,11 +87,12 @@ Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a ru
 
   program
     .command("list")
-    .description("list the built-in workloads, one per line")
+    .description("list the built-in workloads (or the network models), one per line")
+    .argument("[what]", "workloads (default) or networks")
     .addOption(debugOption())
     .version(version, "-V, --version", "print the version")
-    .action(async () => {
-      exit.code = listCommand(io, await simulator());
+    .action(async (what: string | undefined) => {
+      exit.code = listCommand(what, io, await simulator());
     });
 
   program
@@ -114,11 +116,15 @@ function reportFailure(error: unknown, io: CliIo, debug: boolean): number {
     if (error.code === "commander.help" && error.exitCode === 0) return EXIT_OK;
     return EXIT_USAGE;
   }
+  if (error instanceof InterruptedError) {
+    io.stderr.write(`${error.message}\n`);
+    return error.exitCode;
+  }
   const usage = error instanceof CliUsageError;
   const expected = usage || error instanceof CliFailure;
   const message = error instanceof Error ? error.message : String(error);
   const line = expected ? message : `internal error: ${message}${debug ? "" : " (run with --debug for the stack trace)"}`;
-  io.stderr.write(`error: ${oneLine(line)}\n`);
+  io.stderr.write(`error: ${escapeControlCharacters(oneLine(line))}\n`);
   if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return usage ? EXIT_USAGE : EXIT_FAILURE;
 }

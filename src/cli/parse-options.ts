@@ -1,3 +1,5 @@
+import { NETWORK_KINDS, NETWORK_MODELS, type NetworkKind } from "../sim/network/registry.js";
+import { isRegistryName } from "../util/registry.js";
 import { CliUsageError } from "./errors.js";
 
 const WHOLE_NUMBER = /^\d+$/;
@@ -15,13 +17,10 @@ export function parseWholeNumber(text: string, option: string, min: number, max:
   return value;
 }
 
-export const NETWORK_MODELS = ["instant", "latency-bandwidth", "max-min"] as const;
-export type NetworkModel = (typeof NETWORK_MODELS)[number];
-
-export function parseNetworkModel(text: string, option = "--network"): NetworkModel {
-  const found = NETWORK_MODELS.find((model) => model === text);
-  if (!found) {
-    throw new CliUsageError(`${option}: unknown network model "${text}" (choose one of: ${NETWORK_MODELS.join(", ")})`);
+/** `--network`: a model of the simulator's registry (src/sim/network/registry.ts). */
+export function parseNetworkModel(text: string, option = "--network"): NetworkKind {
+  if (!isRegistryName(NETWORK_MODELS, text)) {
+    throw new CliUsageError(`${option}: unknown network model "${text}" (choose one of: ${NETWORK_KINDS.join(", ")})`);
   }
-  return found;
+  return text;
 }

@@ -1,32 +1,8 @@
+import { formatLimit, LIMITS } from "../sim/limits.js";
+import { SIZE_UNITS } from "../sim/units.js";
 import { CliUsageError } from "./errors.js";
 
-// Decimal units are powers of 1000 and binary units powers of 1024, as in dask's parse_bytes;
-// the unit is matched without regard to case ("2gib" is 2 GiB) because users type both.
-const UNIT_MULTIPLIERS: ReadonlyMap<string, number> = new Map([
-  ["", 1],
-  ["b", 1],
-  ["k", 1e3],
-  ["kb", 1e3],
-  ["m", 1e6],
-  ["mb", 1e6],
-  ["g", 1e9],
-  ["gb", 1e9],
-  ["t", 1e12],
-  ["tb", 1e12],
-  ["p", 1e15],
-  ["pb", 1e15],
-  ["ki", 2 ** 10],
-  ["kib", 2 ** 10],
-  ["mi", 2 ** 20],
-  ["mib", 2 ** 20],
-  ["gi", 2 ** 30],
-  ["gib", 2 ** 30],
-  ["ti", 2 ** 40],
-  ["tib", 2 ** 40],
-  ["pi", 2 ** 50],
-  ["pib", 2 ** 50],
-]);
-
+// The simulator's unit table; the command line takes no exponent ("1e9" is a typo there).
 const SIZE_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)\s*([a-z]*)$/i;
 
 /**
@@ -36,7 +12,7 @@ const SIZE_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)\s*([a-z]*)$/i;
 export function parseSize(text: string, option: string): number {
   const trimmed = text.trim();
   const match = SIZE_PATTERN.exec(trimmed);
-  const multiplier = match ? UNIT_MULTIPLIERS.get(match[2]!.toLowerCase()) : undefined;
+  const multiplier = match ? SIZE_UNITS.get(match[2]!.toLowerCase()) : undefined;
   if (!match || multiplier === undefined) {
     throw new CliUsageError(`${option}: cannot parse "${text}" as a size (examples: 2GiB, 500MB)`);
   }
@@ -54,5 +30,6 @@ export function parseMemoryLimit(text: string, option = "--memory-limit"): numbe
   if (bytes <= 0) {
     throw new CliUsageError(`${option}: must be greater than zero, got "${text}" (use "none" for no limit)`);
   }
+  if (bytes > LIMITS.bytes) throw new CliUsageError(`${option}: must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes), got "${text}"`);
   return bytes;
 }

@@ -45,12 +45,8 @@ export function createProgressReporter(
   let started = false;
   let stopped = false;
   let startedAt = 0;
-  // Ctrl-C: give the terminal its cursor and line wrapping back, then die of the signal as usual
-  // (cli-progress's own gracefulExit would swallow the signal and keep the run going).
-  const onInterrupt = (signal: NodeJS.Signals): void => {
-    bar.stop();
-    process.kill(process.pid, signal);
-  };
+  // Ctrl-C is the run command's (it stops the run, then this bar, which gives the terminal its
+  // cursor back); cli-progress's own gracefulExit is off so it does not take the signal too.
   return {
     update(progress) {
       if (stopped) return;
@@ -61,8 +57,6 @@ export function createProgressReporter(
       if (!started) {
         started = true;
         startedAt = now();
-        process.once("SIGINT", onInterrupt);
-        process.once("SIGTERM", onInterrupt);
         bar.start(Math.max(1, progress.total), progress.done, { ...payload, rate: "–" });
         return;
       }
@@ -73,8 +67,6 @@ export function createProgressReporter(
       if (stopped) return;
       stopped = true;
       if (!started) return;
-      process.removeListener("SIGINT", onInterrupt);
-      process.removeListener("SIGTERM", onInterrupt);
       bar.stop();
     },
   };

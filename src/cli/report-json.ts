@@ -21,6 +21,7 @@ const FIELD_ORDER: ReadonlyArray<keyof SimReport> = [
   "completion",
   "stuck",
   "faults",
+  "faultCounts",
   "perWorker",
   "metrics",
   "taskRecords",

@@ -70,6 +70,7 @@ export const reportSchema = z.object({
   complete: z.boolean(),
   completion: z.string(),
   faults: z.array(z.object({ time: nonNegative, kind: z.string(), detail: z.string() })),
+  faultCounts: z.array(z.object({ kind: z.string(), count: z.number().int().positive(), first: nonNegative, last: nonNegative })),
   perWorker: z.array(workerSummary),
   metrics: z.array(metricTotal),
   taskRecords: z.array(taskRecord),

@@ -1,6 +1,7 @@
+import { LIMITS } from "../sim/limits.js";
 import type { SimOptions } from "../sim/report.js";
-import type { CliIo } from "./cli-io.js";
-import { CliUsageError, IncompleteRunError } from "./errors.js";
+import type { CliIo, InterruptSignal } from "./cli-io.js";
+import { CliUsageError, IncompleteRunError, InterruptedError } from "./errors.js";
 import { createStyle, shouldUseColor } from "./format/color.js";
 import { formatBytes } from "./format/units.js";
 import { renderHtmlReport } from "./html/report-page.js";
@@ -12,7 +13,7 @@ import { reportToJson } from "./report-json.js";
 import type { SimulatorApi } from "./simulator-api.js";
 import { formatSummary } from "./summary.js";
 import { packageVersion } from "./version.js";
-import { DEFAULT_WORKLOAD, resolveWorkload } from "./workload-source.js";
+import { DEFAULT_WORKLOAD, workloadFromArgument } from "./workload-source.js";
 
 /** `spanwork run` options as commander hands them over: raw strings, parsed strictly here. */
 export interface RunFlags {
@@ -28,9 +29,10 @@ export interface RunFlags {
   quiet?: boolean;
 }
 
-const MAX_WORKERS = 10_000;
-const MAX_THREADS = 1_024;
-const MAX_SIZE = 100_000_000;
+
+function interrupted(signal: InterruptSignal): InterruptedError {
+  return new InterruptedError(signal === "SIGINT" ? 130 : 143, `interrupted (${signal}): the run was stopped and no file was written`);
+}
 
 /** Where `--json -` sends the report: stdout, instead of the summary. */
 const STDOUT_PATH = "-";
@@ -39,11 +41,11 @@ const STDOUT_PATH = "-";
 export async function runCommand(workloadArgument: string | undefined, flags: RunFlags, io: CliIo, loadSimulator: () => Promise<SimulatorApi>): Promise<number> {
   // Everything the user typed is checked before the run, so a typo never costs a long simulation.
   const options: SimOptions = {};
-  if (flags.workers !== undefined) options.workers = parseWholeNumber(flags.workers, "--workers", 1, MAX_WORKERS);
-  if (flags.threads !== undefined) options.threads = parseWholeNumber(flags.threads, "--threads", 1, MAX_THREADS);
+  if (flags.workers !== undefined) options.workers = parseWholeNumber(flags.workers, "--workers", 1, LIMITS.workers);
+  if (flags.threads !== undefined) options.threads = parseWholeNumber(flags.threads, "--threads", 1, LIMITS.threads);
   if (flags.memoryLimit !== undefined) options.memoryLimit = parseMemoryLimit(flags.memoryLimit);
   if (flags.seed !== undefined) options.seed = parseWholeNumber(flags.seed, "--seed", 0, Number.MAX_SAFE_INTEGER);
-  if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, MAX_SIZE);
+  if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, LIMITS.size);
   if (flags.network !== undefined) options.network = parseNetworkModel(flags.network);
   const jsonToStdout = flags.json === STDOUT_PATH;
   for (const [option, value] of [["--html", flags.html], ["--trace", flags.trace]] as const) {
@@ -58,17 +60,34 @@ export async function runCommand(workloadArgument: string | undefined, flags: Ru
     if (earlier) throw new CliUsageError(`${option}: same file as ${earlier[0]} ("${path}"); give each output its own file`);
   }
   const simulator = await loadSimulator();
-  const workload = resolveWorkload(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd);
+  const workload = workloadFromArgument(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd, options.seed);
+  if (options.size !== undefined && workload.file !== undefined) {
+    throw new CliUsageError(`--size: sets the size of a built-in workload; ${workload.file} sets its own task counts (change count in the file)`);
+  }
 
   const progress = createProgressReporter(io.stderr, { enabled: flags.quiet !== true, now: io.now });
   options.collectSpans = tracePath !== undefined;
   options.onProgress = (update) => progress.update(update);
+  // Ctrl-C stops the simulation (it yields to the event loop now and then, so the handler runs)
+  // and nothing is written: every file is written only after a run that went through.
+  const interrupt = new AbortController();
+  let interruptedBy: InterruptSignal | null = null;
+  const stopListening = io.onInterrupt((signal) => {
+    interruptedBy ??= signal;
+    interrupt.abort(new Error(`interrupted by ${signal}`));
+  });
+  options.signal = interrupt.signal;
   let result;
   try {
     result = await simulator.simulate(workload, options);
+  } catch (error) {
+    if (interruptedBy !== null) throw interrupted(interruptedBy);
+    throw error;
   } finally {
+    stopListening();
     progress.stop();
   }
+  if (interruptedBy !== null) throw interrupted(interruptedBy);
   const { report } = result;
 
   const written: string[] = [];

@@ -2,31 +2,28 @@
 // src/spans' Chrome trace export, with their errors turned into the command's error kinds.
 // `list` and `validate` need only the workload and spec modules; the simulator proper (the
 // worker stack) is imported when a run starts, which keeps those commands quick.
-import { compileSpec } from "../sim/compile.js";
+import { DEFAULT_SEED } from "../sim/defaults.js";
 import { GraphError } from "../sim/graph.js";
-import type { SimInput } from "../sim/simulate.js";
 import type { SimResult } from "../sim/report.js";
 import { loadWorkloadFile, SpecError, type WorkloadSpec } from "../sim/spec.js";
-import { builtInWorkloads } from "../sim/workloads.js";
+import { BUILT_IN_WORKLOADS, builtInWorkloads, workloadFromSpec, type Workload } from "../sim/workloads/index.js";
 import type { ChromeTrace } from "../spans/index.js";
+import { registryEntry } from "../util/registry.js";
 import { simulationTrace } from "./chrome-trace.js";
 import { CliUsageError, SpecProblemsError } from "./errors.js";
 import { formatCount } from "./format/units.js";
-import type { SimulatorApi, Workload } from "./simulator-api.js";
-
-/** Building the graph checks its structure; which seed does not matter for that. */
-const STRUCTURE_CHECK_SEED = 1;
+import type { CliWorkload, SimulatorApi } from "./simulator-api.js";
 
 export function realSimulator(): SimulatorApi {
   return {
     listWorkloads: () => Object.entries(builtInWorkloads).map(([name, workload]) => ({ name, description: workload.description })),
 
     builtInWorkload(name) {
-      const builtIn = Object.hasOwn(builtInWorkloads, name) ? builtInWorkloads[name] : undefined;
-      return builtIn === undefined ? undefined : { name, outline: builtIn.description, spec: name };
+      const builtIn = registryEntry(BUILT_IN_WORKLOADS, name);
+      return builtIn === undefined ? undefined : { name, outline: builtIn.description, input: name };
     },
 
-    loadWorkloadFile(path, displayPath) {
+    loadWorkloadFile(path, displayPath, options = {}) {
       const shown = (issue: string): string => (issue.startsWith(`${path}: `) ? `${displayPath}: ${issue.slice(path.length + 2)}` : issue);
       let spec: WorkloadSpec;
       try {
@@ -35,23 +32,26 @@ export function realSimulator(): SimulatorApi {
         if (error instanceof SpecError) throw new SpecProblemsError(error.issues.map(shown));
         throw error;
       }
-      // Key-level problems (unknown keys, cycles in explicit dependencies) only show when the
-      // graph is built: build it once here so `validate` and `run` report them as bad input.
+      // Compiled here, once, with the run's seed: key-level cycles show only when the graph is
+      // built, and `validate` and `run` report them as bad input; simulate() then takes the
+      // compiled workload as it is.
+      let compiled: Workload;
       try {
-        compileSpec(spec, STRUCTURE_CHECK_SEED);
+        compiled = workloadFromSpec(spec, options.seed ?? DEFAULT_SEED);
       } catch (error) {
         if (error instanceof GraphError || error instanceof SpecError) throw new SpecProblemsError([`${displayPath}: ${error.message}`]);
         throw error;
       }
-      return { name: spec.name ?? displayPath, outline: outline(spec), spec } satisfies Workload;
+      return { name: spec.name ?? displayPath, outline: outline(spec), input: compiled, file: displayPath } satisfies CliWorkload;
     },
 
     async simulate(workload, options) {
       const { simulate, SimulationError } = await import("../sim/simulate.js");
       try {
-        return await simulate(workload.spec as SimInput, options);
+        return await simulate(workload.input, options);
       } catch (error) {
-        if (error instanceof SpecError) throw new SpecProblemsError(error.issues);
+        // Problems found only at run time (a fault naming a worker the cluster lacks) name the file too.
+        if (error instanceof SpecError) throw new SpecProblemsError(error.issues.map((issue) => (workload.file === undefined ? issue : `${workload.file}: ${issue}`)));
         if (error instanceof SimulationError || error instanceof GraphError) throw new CliUsageError(error.message);
         throw error;
       }

@@ -37,7 +37,8 @@ function keyFigures(report: SimReport, style: Style): string[] {
   const { tasks, transfer, spill } = report;
   const figures: Array<[string, string]> = [
     ["makespan", `${formatSeconds(report.makespan)} (simulated)`],
-    ["throughput", `${formatRate(report.tasksPerSecond)} tasks/s over ${formatCount(tasks.total)} tasks`],
+    // The rate counts the tasks computed into memory (SimReport.tasksPerSecond); so does the count.
+    ["throughput", `${formatRate(report.tasksPerSecond)} tasks/s over ${formatCount(tasks.completed)} completed ${plural(tasks.completed, "task")}`],
     [
       "transfers",
       transfer.count === 0 ? "none" : `${formatBytes(transfer.bytes)} in ${formatCount(transfer.count)} ${plural(transfer.count, "transfer")}`,
@@ -49,16 +50,33 @@ function keyFigures(report: SimReport, style: Style): string[] {
         : `${formatBytes(spill.bytesWritten)} written (${formatCount(spill.countWritten)} ${plural(spill.countWritten, "write")}), ` +
           `${formatBytes(spill.bytesRead)} read back (${formatCount(spill.countRead)} ${plural(spill.countRead, "read")})`,
     ],
-    ["faults", report.faults.length === 0 ? "none" : `${report.faults.length} injected`],
+    ["faults", report.faultCounts.length === 0 ? "none" : report.faultCounts.map((fault) => `${formatCount(fault.count)} ${fault.kind}`).join(", ")],
   ];
   const labelWidth = Math.max(...figures.map(([label]) => label.length));
   const lines = figures.map(([label, value]) => `  ${style.dim(label.padEnd(labelWidth))}  ${value}`);
-  const shownFaults = report.faults.slice(0, 5);
-  for (const fault of shownFaults) {
-    lines.push(`  ${" ".repeat(labelWidth)}  · ${formatSeconds(fault.time)}: ${fault.kind}${fault.detail ? ` (${fault.detail})` : ""}`);
-  }
-  if (report.faults.length > shownFaults.length) {
-    lines.push(`  ${" ".repeat(labelWidth)}  · … ${report.faults.length - shownFaults.length} more in --json`);
+  const indent = `  ${" ".repeat(labelWidth)}  · `;
+  for (const line of faultLines(report)) lines.push(`${indent}${line}`);
+  return lines;
+}
+
+/** Events listed one by one up to this many of a kind; beyond, one line with the count and the time span. */
+const MAX_FAULT_EVENTS_PER_KIND = 3;
+
+/**
+ * One line per fault kind, in order of first occurrence: each event of a rare kind that has
+ * entries of its own (a worker death: which worker), else the count with the first and last time.
+ */
+function faultLines(report: SimReport): string[] {
+  const lines: string[] = [];
+  for (const counted of report.faultCounts) {
+    const events = report.faults.filter((fault) => fault.kind === counted.kind);
+    if (events.length === counted.count && events.length <= MAX_FAULT_EVENTS_PER_KIND) {
+      for (const fault of events) lines.push(`${formatSeconds(fault.time)}: ${fault.kind}${fault.detail ? ` (${fault.detail})` : ""}`);
+    } else if (counted.count === 1) {
+      lines.push(`${formatSeconds(counted.first)}: ${counted.kind}`);
+    } else {
+      lines.push(`${counted.kind} ×${formatCount(counted.count)}, first at ${formatSeconds(counted.first)}, last at ${formatSeconds(counted.last)}`);
+    }
   }
   return lines;
 }

@@ -1,3 +1,4 @@
+import { escapeControlCharacters } from "../util/escape-control.js";
 import type { CliIo } from "./cli-io.js";
 import { SpecProblemsError } from "./errors.js";
 import type { SimulatorApi } from "./simulator-api.js";
@@ -14,7 +15,7 @@ export function validateCommand(file: string, io: CliIo, simulator: SimulatorApi
     return 0;
   } catch (error) {
     if (error instanceof SpecProblemsError && error.problems.length > 1) {
-      for (const problem of error.problems) io.stdout.write(`${problem}\n`);
+      for (const problem of error.problems) io.stdout.write(`${escapeControlCharacters(problem)}\n`);
       throw new SpecProblemsError([`${file}: ${error.problems.length} problems in the workload spec (listed above)`]);
     }
     throw error;

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { CliUsageError } from "./errors.js";
-import type { SimulatorApi, Workload } from "./simulator-api.js";
+import type { CliWorkload, SimulatorApi } from "./simulator-api.js";
 
 /** The workload `spanwork run` (and `npm start`) runs when none is named: a few seconds, with transfers and spill. */
 export const DEFAULT_WORKLOAD = "shuffle";
@@ -13,19 +13,19 @@ const SPEC_FILE = /\.(json|ya?ml)$/i;
  * built-in nor an existing file is an error listing the built-ins; a path that looks like a
  * file (has a separator or a .json/.yaml/.yml ending) but does not exist is a missing file.
  */
-export function resolveWorkload(argument: string, simulator: SimulatorApi, cwd: string): Workload {
+export function workloadFromArgument(argument: string, simulator: SimulatorApi, cwd: string, seed?: number): CliWorkload {
   const builtIn = simulator.builtInWorkload(argument);
   if (builtIn) return builtIn;
   const path = resolve(cwd, argument);
   const looksLikeFile = SPEC_FILE.test(argument) || argument.includes("/") || argument.includes("\\");
-  if (existsSync(path)) return simulator.loadWorkloadFile(path, argument);
+  if (existsSync(path)) return simulator.loadWorkloadFile(path, argument, seed === undefined ? {} : { seed });
   if (looksLikeFile) throw new CliUsageError(`${argument}: no such file`);
   const names = simulator.listWorkloads().map((workload) => workload.name);
   throw new CliUsageError(`unknown workload "${argument}" (built-in: ${names.join(", ")}; or give the path of a JSON/YAML spec file)`);
 }
 
 /** A spec file for `spanwork validate`: the path must exist. */
-export function loadSpecFile(argument: string, simulator: SimulatorApi, cwd: string): Workload {
+export function loadSpecFile(argument: string, simulator: SimulatorApi, cwd: string): CliWorkload {
   const path = resolve(cwd, argument);
   if (!existsSync(path)) throw new CliUsageError(`${argument}: no such file`);
   return simulator.loadWorkloadFile(path, argument);

@@ -4,6 +4,7 @@ import { sample } from "./distributions.js";
 import { GraphBuilder, GraphError, type TaskGraph } from "./graph.js";
 import { Rng } from "./rng.js";
 import { SpecError, type DependencyPattern, type WorkloadSpec } from "./spec.js";
+import { explicitEntryIndex, explicitProblem, patternPath } from "./spec-checks.js";
 
 /** Builds the graph of a validated spec. Throws SpecError for unknown explicit keys and cycles. */
 export function compileSpec(spec: WorkloadSpec, seed: number): TaskGraph {
@@ -28,7 +29,7 @@ export function compileSpec(spec: WorkloadSpec, seed: number): TaskGraph {
     const base = firstId.get(group.prefix)!;
     const patterns: DependencyPattern[] = Array.isArray(group.dependsOn) ? group.dependsOn : [group.dependsOn];
     patterns.forEach((pattern, j) => {
-      const at = Array.isArray(group.dependsOn) ? `tasks[${g}].dependsOn[${j}]` : `tasks[${g}].dependsOn`;
+      const at = patternPath(g, j, Array.isArray(group.dependsOn));
       wire(pattern, at, group.prefix, base, group.count, spec, firstId, builder, rng, problems);
     });
   });
@@ -48,7 +49,7 @@ function prefixOfKey(builder: GraphBuilder, id: number): string {
 
 function wire(
   pattern: DependencyPattern,
-  at: string,
+  at: ReadonlyArray<string | number>,
   ownPrefix: string,
   base: number,
   count: number,
@@ -60,17 +61,18 @@ function wire(
 ): void {
   if (pattern.pattern === "none") return;
   if (pattern.pattern === "explicit") {
-    const entries: Array<[number, string[], string]> = Array.isArray(pattern.deps)
-      ? pattern.deps.map((keys, i) => [i, keys, `${at}.deps[${i}]`])
-      : Object.entries(pattern.deps).map(([key, keys]) => [explicitIndex(key, base, count, builder), keys, `${at}.deps.${key}`]);
+    // validateSpec reports these already; a spec built in code may still name keys that do not exist.
+    const entries: Array<[number, string[], Array<string | number>]> = Array.isArray(pattern.deps)
+      ? pattern.deps.map((keys, i) => [i, keys, [...at, "deps", i]])
+      : [...pattern.deps].map(([name, keys]) => [explicitEntryIndex(name, ownPrefix, count), keys, [...at, "deps", name]]);
     for (const [i, keys, where] of entries) {
       if (i < 0) {
-        problems.push(`${where}: "${where.split(".").pop()}" is not a task of this group (use its index or its key)`);
+        problems.push(explicitProblem.notInGroup(where, String(where.at(-1))));
         continue;
       }
       keys.forEach((key, k) => {
         const dep = builder.idOf(key);
-        if (dep === undefined) problems.push(`${where}[${k}]: unknown dependency "${key}"`);
+        if (dep === undefined) problems.push(explicitProblem.unknownDependency([...where, k], key));
         else builder.addDependency(base + i, dep);
       });
     }
@@ -108,13 +110,4 @@ function nextGap(rng: Rng, p: number): number {
   if (p <= 0) return Number.POSITIVE_INFINITY;
   const u = 1 - rng.random();
   return Math.floor(Math.log(u) / Math.log1p(-p));
-}
-
-function explicitIndex(name: string, base: number, count: number, builder: GraphBuilder): number {
-  if (/^\d+$/.test(name)) {
-    const i = Number(name);
-    return i < count ? i : -1;
-  }
-  const id = builder.idOf(name);
-  return id !== undefined && id >= base && id < base + count ? id - base : -1;
 }

@@ -5,7 +5,7 @@
 import type { ModelledDuration, ModelledRead, SpillStore } from "../spill/store.js";
 import type { Serializer } from "../spill/serializer.js";
 import type { WorkerClock } from "../worker/clock.js";
-import { isSimulatedData, type SimulatedData } from "../worker/simulated-data.js";
+import { isSimulatedData, type SimulatedData } from "./simulated-data.js";
 
 export interface DiskParameters {
   /** Bytes per second, reads and writes alike (default 500 MB/s). */

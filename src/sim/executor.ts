@@ -1,27 +1,39 @@
-// The simulated workers' executor: the Worker's SimulatedExecutor (task models on the
-// virtual clock), wrapped to write the report's task records without asking the Worker
-// for a span record per root.
-import type { WorkerState } from "../state/index.js";
+// The simulated workers' executor: the SimulatedExecutor (task models on the virtual clock),
+// wrapped to write the report's task records without asking the Worker for a span record per
+// root.
 import { Reschedule } from "../worker/errors.js";
-import { SimulatedExecutor } from "../worker/simulated-executor.js";
+import { SimulatedExecutor, TaskModelFailure } from "./simulated-executor.js";
 import type { ExecuteContext, ExecuteRequest, ExecuteResult, Executor } from "../worker/types.js";
 import type { TaskRecord } from "./report.js";
 
 export interface TaskRecordSink {
   taskRecord(record: TaskRecord): void;
+  /** An injected fault fired (task-failure: the task model raised). */
+  countFault(kind: string, time: number): void;
+}
+
+export interface RecordingExecutorOptions {
+  /** Address of the worker it runs tasks for, written in each record. */
+  readonly address: string;
+  readonly sink: TaskRecordSink;
+  /** The state of a task in its worker's WorkerState: the Worker discards the result of a task
+   * released while it ran (state cancelled), and the record says so. */
+  readonly taskState: (key: string) => string | undefined;
 }
 
 export class RecordingExecutor implements Executor {
   private readonly inner = new SimulatedExecutor();
   /** Like the SimulatedExecutor it wraps: records under `context.span` only. */
   readonly explicitSpans = true;
-  /** Set once the Worker exists (it is built with this executor). */
-  state: WorkerState | null = null;
+  private readonly address: string;
+  private readonly sink: TaskRecordSink;
+  private readonly taskState: (key: string) => string | undefined;
 
-  constructor(
-    private readonly address: string,
-    private readonly sink: TaskRecordSink,
-  ) {}
+  constructor(options: RecordingExecutorOptions) {
+    this.address = options.address;
+    this.sink = options.sink;
+    this.taskState = options.taskState;
+  }
 
   execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
     const start = context.clock.now();
@@ -33,21 +45,16 @@ export class RecordingExecutor implements Executor {
         return result;
       },
       (error: unknown) => {
-        this.record(
-          task,
-          context,
-          thread,
-          start,
-          context.signal.aborted || this.discarded(task) ? "cancelled" : error instanceof Reschedule ? "rescheduled" : "failed",
-        );
+        const outcome = context.signal.aborted || this.discarded(task) ? "cancelled" : error instanceof Reschedule ? "rescheduled" : "failed";
+        if (outcome === "failed" && error instanceof TaskModelFailure) this.sink.countFault("task-failure", context.clock.now());
+        this.record(task, context, thread, start, outcome);
         throw error;
       },
     );
   }
 
-  /** The Worker discards the result of a task released while it ran (state cancelled). */
   private discarded(task: ExecuteRequest): boolean {
-    return this.state?.tasks.get(task.key)?.state === "cancelled";
+    return this.taskState(task.key) === "cancelled";
   }
 
   private record(task: ExecuteRequest, context: ExecuteContext, thread: number, start: number, outcome: TaskRecord["outcome"]): void {

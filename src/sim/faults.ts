@@ -15,8 +15,11 @@ export interface FaultPlan {
   readonly taskFailures: ReadonlyArray<Window & { readonly probability: number; readonly prefix: string | null }>;
 }
 
-/** Checks worker references and sorts the faults by kind. `where` names the list in errors ("faults"). */
-export function resolveFaults(faults: readonly FaultSpec[], addresses: readonly string[], where = "faults"): FaultPlan {
+/** Lists of faults and where each comes from, named in errors ("faults" of the spec, "options.faults"). */
+export type FaultSources = ReadonlyArray<{ readonly faults: readonly FaultSpec[]; readonly where: string }>;
+
+/** Checks worker references and sorts the faults by kind. */
+export function resolveFaults(sources: FaultSources, addresses: readonly string[]): FaultPlan {
   const problems: string[] = [];
   const worker = (ref: number | string | undefined, path: string): number | null => {
     if (ref === undefined) return null;
@@ -37,7 +40,7 @@ export function resolveFaults(faults: readonly FaultSpec[], addresses: readonly 
     transferFailures: [] as Array<Window & { probability: number; from: number | null; to: number | null }>,
     taskFailures: [] as Array<Window & { probability: number; prefix: string | null }>,
   };
-  faults.forEach((fault, i) => {
+  for (const { faults, where } of sources) faults.forEach((fault, i) => {
     const at = `${where}[${i}]`;
     switch (fault.kind) {
       case "worker-death": {

@@ -1,5 +1,6 @@
 // A task graph in compact form: tasks are dense integer ids, edges in CSR arrays, so a
 // million-task graph costs a few typed arrays rather than a million objects.
+import { formatLimit, LIMITS } from "./limits.js";
 
 /** Raised for a graph that cannot run: a dependency cycle, an unknown key, a duplicate key. */
 export class GraphError extends Error {
@@ -86,8 +87,9 @@ export class GraphBuilder {
   }
 
   addTask(init: TaskInit): number {
-    if (this.ids.has(init.key)) throw new GraphError(`duplicate task key "${init.key}"`);
+    if (this.ids.has(init.key)) throw new GraphError(`duplicate task key ${JSON.stringify(init.key)}`);
     const id = this.keys.length;
+    if (id === LIMITS.tasks) throw new GraphError(`more than ${formatLimit(LIMITS.tasks)} tasks, the limit of a graph`);
     if (id === this.duration.length) this.growTasks();
     this.ids.set(init.key, id);
     this.keys.push(init.key);
@@ -102,6 +104,7 @@ export class GraphBuilder {
 
   /** Task `task` needs the output of task `dependency`. */
   addDependency(task: number, dependency: number): void {
+    if (this.edgeCount === LIMITS.dependencies) throw new GraphError(`more than ${formatLimit(LIMITS.dependencies)} dependencies, the limit of a graph`);
     if (this.edgeCount === this.edgeTask.length) {
       this.edgeTask = grow(this.edgeTask);
       this.edgeDep = grow(this.edgeDep);

@@ -2,7 +2,7 @@
 // shell with the real WorkerState and SpillBuffer — on a virtual clock. See docs/sim.md.
 export { simulate, SimulationError, workerAddress, DEFAULT_SEED, DEFAULT_WORKERS, DEFAULT_THREADS, DEFAULT_NETWORK_KIND, type SimInput } from "./simulate.js";
 export * from "./report.js";
-export { builtInWorkloads, workloadFromSpec, shuffleShape, type BuiltInWorkload, type ClusterDefaults, type Workload, type WorkloadParameters } from "./workloads.js";
+export { builtInWorkloads, BUILT_IN_WORKLOADS, BUILT_IN_WORKLOAD_NAMES, type BuiltInWorkloadName, workloadFromSpec, shuffleShape, type BuiltInWorkload, type ClusterDefaults, type Workload, type WorkloadParameters } from "./workloads/index.js";
 export {
   validateSpec,
   loadWorkloadFile,
@@ -30,7 +30,10 @@ export {
   MaxMinNetwork,
   maxMinFairRates,
   DEFAULT_NETWORK,
+  NETWORK_MODELS,
+  NETWORK_KINDS,
   type NetworkKind,
+  type NetworkModelEntry,
   type NetworkParameters,
   type SimNetwork,
   type MaxMinParameters,
@@ -38,3 +41,11 @@ export {
 export { VirtualDisk, ModelledBytes, simulatedDataSerializer, DEFAULT_DISK, type DiskParameters } from "./disk.js";
 export { MEMORY_FRACTIONS } from "./memory.js";
 export { resolveFaults, FaultDice, type FaultPlan } from "./faults.js";
+export {
+  SimulatedExecutor,
+  TaskModelFailure,
+  isTaskModel,
+  validateTaskModel,
+  type TaskModel,
+} from "./simulated-executor.js";
+export { SimulatedData, isSimulatedData, workerSizeof } from "./simulated-data.js";

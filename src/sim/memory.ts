@@ -1,11 +1,11 @@
 // dask's memory monitor for the simulated workers, plus the bounded memory samples of the
 // report. Managed memory = the SpillBuffer's in-memory weight plus the bytes of transfers
 // arriving (they land in memory before they are stored).
+import { MEMORY_FRACTIONS } from "../worker/memory-fractions.js";
 import type { Worker } from "../worker/worker.js";
 import type { MemorySample } from "./report.js";
 
-/** dask's distributed.worker.memory fractions. */
-export const MEMORY_FRACTIONS = { target: 0.6, spill: 0.7, pause: 0.8 } as const;
+export { MEMORY_FRACTIONS };
 
 interface Series {
   times: number[];
@@ -68,7 +68,9 @@ export class MemoryMonitor {
     s.memory.push(managed);
     s.spilled.push(spilled);
     if (s.times.length >= this.maxSamples) {
-      const keep = (_: number, i: number): boolean => i % 2 === 0 || i === s.times.length - 1;
+      // Every other sample and the newest one, the same indices in all three series.
+      const newest = s.times.length - 1;
+      const keep = (_: number, i: number): boolean => i % 2 === 0 || i === newest;
       s.times = s.times.filter(keep);
       s.memory = s.memory.filter(keep);
       s.spilled = s.spilled.filter(keep);

@@ -3,7 +3,7 @@
 import type { Worker } from "../worker/worker.js";
 import type { VirtualDisk } from "./disk.js";
 import type { MemoryMonitor } from "./memory.js";
-import type { MetricTotal, SimReport, TaskRecord, TransferRecord, WorkerSummary } from "./report.js";
+import type { FaultCount, MetricTotal, SimReport, TaskRecord, TransferRecord, WorkerSummary } from "./report.js";
 
 /** The run-level fields of the report, plus what the builder reads the per-worker figures from. */
 export type ReportInputs = Pick<
@@ -31,6 +31,7 @@ export class ReportBuilder {
   private readonly transfers: TransferRecord[] = [];
   private transfersDropped = 0;
   private readonly faults: Array<{ time: number; kind: string; detail: string }> = [];
+  private readonly faultCounts = new Map<string, FaultCount>();
   private readonly workerIndex = new Map<string, number>();
   private readonly busySeconds: Float64Array;
   private readonly executed: Int32Array;
@@ -81,8 +82,22 @@ export class ReportBuilder {
     this.transfers.push(transfer);
   }
 
+  /** A discrete event worth its own entry (a worker death, a pause); counted too. */
   fault(time: number, kind: string, detail: string): void {
     this.faults.push({ time, kind, detail });
+    this.countFault(kind, time);
+  }
+
+  /** One more fault of `kind` at `time`, without an entry of its own (a failed transfer, a busy answer, a failed task). */
+  countFault(kind: string, time: number): void {
+    const counted = this.faultCounts.get(kind);
+    if (counted === undefined) {
+      this.faultCounts.set(kind, { kind, count: 1, first: time, last: time });
+      return;
+    }
+    counted.count++;
+    if (time < counted.first) counted.first = time;
+    if (time > counted.last) counted.last = time;
   }
 
   /** End of the last task execution that produced a result or an error (0 when none did). */
@@ -142,6 +157,7 @@ export class ReportBuilder {
       transfer: { count: this.transferCount, bytes: this.transferBytes },
       spill: { bytesWritten, bytesRead, countWritten, countRead },
       faults: this.faults,
+      faultCounts: [...this.faultCounts.values()],
       complete: inputs.complete,
       completion: inputs.completion,
       perWorker,

@@ -1,7 +1,7 @@
 // The report of one simulated run: what the CLI prints, writes as JSON and draws as HTML.
 // Versioned: bump REPORT_SCHEMA_VERSION on any change of shape and document it in docs/report-schema.md.
 
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
 
 export type TaskOutcome = "memory" | "erred" | "lost";
 
@@ -60,6 +60,16 @@ export interface MetricTotal {
   outcome?: string;
 }
 
+/** How often one kind of fault happened in a run, and when it first and last did. */
+export interface FaultCount {
+  /** worker-death, transfer-failure, busy, task-failure, pause, unpause, spill-warning, spill-error. */
+  kind: string;
+  count: number;
+  /** Simulated seconds of the first and the last occurrence. */
+  first: number;
+  last: number;
+}
+
 export interface SimReport {
   schemaVersion: number;
   workload: string;
@@ -74,7 +84,11 @@ export interface SimReport {
   tasksPerSecond: number;
   transfer: { count: number; bytes: number };
   spill: { bytesWritten: number; bytesRead: number; countWritten: number; countRead: number };
+  /** Discrete events, one entry each: worker deaths, pauses and unpauses, spill warnings. */
   faults: Array<{ time: number; kind: string; detail: string }>;
+  /** Every kind of fault that happened, the probabilistic ones (transfer-failure, busy,
+   * task-failure) included, counted, in order of first occurrence. */
+  faultCounts: FaultCount[];
   /** True when every task ended in memory or erred: nothing lost, nothing stuck. */
   complete: boolean;
   /** Human sentence stating completeness, e.g. "all 1000 tasks finished: 998 in memory, 2 erred, 0 lost". */
@@ -109,7 +123,8 @@ export interface SimOptions {
   /** Bytes per worker; null = no limit (no spilling). */
   memoryLimit?: number | null;
   seed?: number;
-  network?: "instant" | "latency-bandwidth" | "max-min";
+  /** A network model of the registry (src/sim/network/registry.ts; default max-min). */
+  network?: import("./network/registry.js").NetworkKind;
   /** Keep finished root span records for --trace (costs memory). */
   collectSpans?: boolean;
   /** Size parameter of a built-in workload (what it counts: see `builtInWorkloads`). */
@@ -136,6 +151,8 @@ export interface SimOptions {
   /** Simulated seconds without any task, transfer or message activity after which a run
    * that still has work is declared stuck (default 600). */
   stallTimeout?: number;
+  /** Aborting it stops the run within ~20 ms of wall time: simulate() rejects with `signal.reason`. */
+  signal?: AbortSignal;
   /** Called now and then with progress; never affects the result. */
   onProgress?: (progress: { done: number; total: number; simulatedSeconds: number }) => void;
 }

@@ -3,46 +3,48 @@
 // network, disk and faults of src/sim at the I/O boundary.
 import { PauseEvent, UnpauseEvent, FindMissingEvent, type SendMessageToScheduler } from "../state/index.js";
 import type { SpanRecord } from "../spans/index.js";
+import { registryEntry } from "../util/registry.js";
 import { VirtualClock, type TimerHandle } from "../worker/clock.js";
 import { InProcessTransport } from "../worker/in-process-transport.js";
-import type { TaskModel } from "../worker/simulated-executor.js";
 import { Worker } from "../worker/worker.js";
+import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { DEFAULT_DISK, VirtualDisk, simulatedDataSerializer } from "./disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
+import { formatLimit, LIMITS } from "./limits.js";
 import { MemoryMonitor } from "./memory.js";
-import { createNetwork, DEFAULT_NETWORK, type NetworkKind, type SimNetwork } from "./network/index.js";
+import { createNetwork, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
-import { SpecError, validateSpec, type WorkloadSpec } from "./spec.js";
+import { SimWorker } from "./sim-worker.js";
+import type { TaskModel } from "./simulated-executor.js";
+import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
 import { SimTransport } from "./transport.js";
-import { builtInWorkloads, workloadFromSpec, type Workload } from "./workloads.js";
+import { BUILT_IN_WORKLOAD_NAMES, BUILT_IN_WORKLOADS, workloadFromSpec, type Workload } from "./workloads/index.js";
 
-export const DEFAULT_SEED = 1;
-export const DEFAULT_WORKERS = 4;
-export const DEFAULT_THREADS = 2;
-export const DEFAULT_NETWORK_KIND: NetworkKind = "max-min";
+export { DEFAULT_NETWORK_KIND, DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS };
 
 /** Raised for a simulation that cannot run as asked (unknown workload, bad option). */
 export class SimulationError extends Error {
   override readonly name = "SimulationError";
 }
 
-/** What `simulate` accepts: a built-in workload name, a spec (validated here), or a ready Workload. */
-export type SimInput = string | WorkloadSpec | Workload;
+/** What `simulate` accepts: a built-in workload name, a spec (a plain object, validated here; a
+ * validated WorkloadSpec is one too), or a ready Workload. */
+export type SimInput = string | WorkloadSpecInput | Workload;
 
 function isWorkload(input: SimInput): input is Workload {
   return typeof input === "object" && input !== null && "graph" in input;
 }
 
-/** Turns the input into a Workload (throws SpecError / SimulationError naming the problem). */
-export function resolveWorkload(input: SimInput, options: SimOptions, seed: number, workers: number, threads: number): Workload {
+/** Turns the input into a Workload (throws SpecError / SimulationError naming the problem); a Workload is used as it is. */
+export function workloadOfInput(input: SimInput, options: SimOptions, seed: number, workers: number, threads: number): Workload {
   if (typeof input === "string") {
-    const builtIn = builtInWorkloads[input];
+    const builtIn = registryEntry(BUILT_IN_WORKLOADS, input);
     if (builtIn === undefined) {
-      throw new SpecError([`unknown workload "${input}" (built-in: ${Object.keys(builtInWorkloads).join(", ")})`]);
+      throw new SpecError([`unknown workload "${input}" (built-in: ${BUILT_IN_WORKLOAD_NAMES.join(", ")})`]);
     }
     return builtIn.generate({ ...(options.size === undefined ? {} : { size: options.size }), seed, workers, threads });
   }
@@ -50,11 +52,12 @@ export function resolveWorkload(input: SimInput, options: SimOptions, seed: numb
   return workloadFromSpec(validateSpec(input), seed);
 }
 
-function positiveOption(value: number | undefined, name: string, integer: boolean): void {
+function positiveOption(value: number | undefined, name: string, integer: boolean, max: number = Number.MAX_VALUE): void {
   if (value === undefined) return;
   if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
     throw new SimulationError(`option ${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`);
   }
+  if (value > max) throw new SimulationError(`option ${name} must be at most ${formatLimit(max)} (docs/sim.md, limits), got ${value}`);
 }
 
 /**
@@ -63,29 +66,26 @@ function positiveOption(value: number | undefined, name: string, integer: boolea
  * says `complete: false`, names the stuck keys and the seed that replays it.
  */
 export async function simulate(input: SimInput, options: SimOptions = {}): Promise<SimResult> {
+  options.signal?.throwIfAborted();
   const seed = options.seed ?? DEFAULT_SEED;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new SimulationError(`option seed must be an integer ≥ 0, got ${seed}`);
-  positiveOption(options.workers, "workers", true);
-  positiveOption(options.threads, "threads", true);
-  positiveOption(options.size, "size", true);
-  positiveOption(options.bandwidth, "bandwidth", false);
+  positiveOption(options.workers, "workers", true, LIMITS.workers);
+  positiveOption(options.threads, "threads", true, LIMITS.threads);
+  positiveOption(options.size, "size", true, LIMITS.size);
+  if (options.size !== undefined && typeof input !== "string") {
+    throw new SimulationError("option size sets the size of a built-in workload; a spec or a graph has its own task counts");
+  }
+  positiveOption(options.bandwidth, "bandwidth", false, LIMITS.bytes);
+  if (typeof options.memoryLimit === "number" && options.memoryLimit > LIMITS.bytes) {
+    throw new SimulationError(`option memoryLimit must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes), got ${options.memoryLimit}`);
+  }
   if (options.latency !== undefined && !(options.latency >= 0)) throw new SimulationError(`option latency must be seconds ≥ 0, got ${options.latency}`);
   const presetWorkers = typeof input === "object" && input !== null && !isWorkload(input) ? input.cluster?.workers : undefined;
   const workersHint = options.workers ?? presetWorkers ?? DEFAULT_WORKERS;
   const threadsHint = options.threads ?? DEFAULT_THREADS;
-  const workload = resolveWorkload(input, options, seed, workersHint, threadsHint);
+  const workload = workloadOfInput(input, options, seed, workersHint, threadsHint);
   const run = new SimulationRun(workload, options, seed);
   return run.execute();
-}
-
-interface SimWorker {
-  readonly index: number;
-  readonly address: string;
-  readonly worker: Worker;
-  readonly disk: VirtualDisk;
-  died: boolean;
-  paused: boolean;
-  findMissing: TimerHandle | null;
 }
 
 /** One run: builds the cluster, drives the clock, collects the report. */
@@ -109,6 +109,8 @@ class SimulationRun {
   private readonly networkKind: NetworkKind;
   private tickTimer: TimerHandle | null = null;
   private lastActivity = 0;
+  /** When a task last finished (in memory or erred): where a stuck run stopped moving. */
+  private lastProgress = 0;
   private readonly stallTimeout: number;
   private internalError: unknown = null;
   private progressStep: number;
@@ -135,22 +137,28 @@ class SimulationRun {
     const bandwidth = options.bandwidth ?? cluster.bandwidth ?? DEFAULT_NETWORK.bandwidth;
     this.stallTimeout = options.stallTimeout ?? 600;
     const addresses = Array.from({ length: this.nworkers }, (_, i) => workerAddress(i));
-    this.plan = resolveFaults([...workload.faults, ...(options.faults ?? [])], addresses);
+    this.plan = resolveFaults(
+      [
+        { faults: workload.faults, where: "faults" },
+        { faults: options.faults ?? [], where: "options.faults" },
+      ],
+      addresses,
+    );
     this.dice = new FaultDice(this.plan, seed);
     this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth });
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(addresses, this.nthreads, options.maxTaskRecords ?? 100_000);
-    const wireLatency = this.networkKind === "instant" ? 0 : latency;
-    this.transport = new SimTransport(
-      this.inner,
-      this.clock,
+    this.transport = new SimTransport({
+      inner: this.inner,
+      network: this.network,
+      clock: this.clock,
       addresses,
-      this.dice,
-      wireLatency,
-      this.report,
-      () => (this.lastActivity = this.clock.now()),
-      (to) => this.markDirty(to),
-    );
+      dice: this.dice,
+      latency: this.networkKind === "instant" ? 0 : latency,
+      log: this.report,
+      onActivity: () => (this.lastActivity = this.clock.now()),
+      onSettled: (to) => this.markDirty(to),
+    });
     this.memory = new MemoryMonitor(this.memoryLimit, options.memorySamplesPerWorker ?? 500, this.nworkers);
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
@@ -178,12 +186,20 @@ class SimulationRun {
     // Spill warnings (disk full, …) would flood the console: the first of each kind per worker goes to the report.
     const reported = new Set<string>();
     const logOnce = (kind: string) => (message: string) => {
-      if (reported.has(kind)) return;
+      if (reported.has(kind)) {
+        this.report.countFault(kind, this.clock.now());
+        return;
+      }
       reported.add(kind);
-      this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones not reported)`);
+      this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
-    const executor = new RecordingExecutor(address, this.report);
-    const worker = new Worker({
+    const executor = new RecordingExecutor({
+      address,
+      sink: this.report,
+      // The Worker is built with this executor; by the time a task runs, it exists.
+      taskState: (key) => worker.state.tasks.get(key)?.state,
+    });
+    const worker: Worker = new Worker({
       address,
       nthreads: this.nthreads,
       clock: this.clock,
@@ -208,9 +224,8 @@ class SimulationRun {
         this.internalError ??= error;
       },
     });
-    executor.state = worker.state;
     this.inner.register(worker);
-    return { index, address, worker, disk, died: false, paused: false, findMissing: null };
+    return new SimWorker(index, address, worker, disk, this.transport);
   }
 
   private taskModel(id: number): TaskModel {
@@ -290,6 +305,7 @@ class SimulationRun {
 
   private progress(): void {
     this.lastActivity = this.clock.now();
+    this.lastProgress = this.lastActivity;
     const onProgress = this.options.onProgress;
     if (onProgress === undefined) return;
     const done = this.graph.size - this.scheduler.unfinished;
@@ -303,17 +319,11 @@ class SimulationRun {
   private kill(index: number): void {
     const sim = this.workers[index]!;
     if (sim.died) return;
-    sim.died = true;
     const now = this.clock.now();
     this.report.fault(now, "worker-death", `${sim.address} died`);
-    sim.findMissing?.cancel();
-    // Connections drop before the worker's own shutdown, so peers see a network failure.
-    this.transport.markDead(sim.address);
-    this.network.failWorker(sim.address);
-    this.inner.unregister(sim.address);
+    // Its last sample: what it held when it died.
     this.memory.sample(index, sim.worker, now, true);
-    void sim.worker.close({ timeout: 0 });
-    sim.disk.clear();
+    sim.kill();
     this.scheduler.removeWorker(index);
   }
 
@@ -337,7 +347,7 @@ class SimulationRun {
     this.requestTick();
     this.clock.setTimer(Math.max(1, this.stallTimeout / 10), () => this.watchdog());
     try {
-      await this.clock.run();
+      await this.clock.run(this.options.signal === undefined ? {} : { signal: this.options.signal });
     } catch (error) {
       // A stall ends the run; the report names the unfinished tasks.
       if (!(error instanceof StallSignal)) throw error;
@@ -368,7 +378,7 @@ class SimulationRun {
     const complete = lost === 0;
     const completion = complete
       ? `all ${graph.size} tasks finished: ${completed} in memory, ${erred} erred, 0 lost`
-      : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.clock.now())}s — replay with seed ${this.seed}`;
+      : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.lastProgress)}s — replay with seed ${this.seed}`;
     const stuck = complete ? undefined : this.stuckTasks();
     return this.report.build({
       schemaVersion: REPORT_SCHEMA_VERSION,

@@ -4,13 +4,21 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { escapeControlCharacters } from "../util/escape-control.js";
+import { formatLimit, LIMITS } from "./limits.js";
+import { NETWORK_KINDS } from "./network/registry.js";
+import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
 import { parseSize } from "./units.js";
 
 /** A spec that cannot be used, with one entry per problem ("tasks[2].duration.mean: expected a positive number"). */
 export class SpecError extends Error {
   override readonly name = "SpecError";
-  constructor(readonly issues: readonly string[]) {
-    super(issues.length === 1 ? issues[0]! : `${issues.length} problems:\n  ${issues.join("\n  ")}`);
+  readonly issues: readonly string[];
+  constructor(issues: readonly string[]) {
+    // Keys and names are user text: a NUL or an ESC in them is shown, not sent to the terminal.
+    const shown = issues.map(escapeControlCharacters);
+    super(shown.length === 1 ? shown[0]! : `${shown.length} problems:\n  ${shown.join("\n  ")}`);
+    this.issues = shown;
   }
 }
 
@@ -18,20 +26,44 @@ const number = (message: string) => z.number({ error: message });
 const positive = number("expected a number").positive("expected a positive number");
 const nonNegative = number("expected a number").nonnegative("expected a number ≥ 0");
 const probability = number("expected a number").min(0, "expected a probability in [0, 1]").max(1, "expected a probability in [0, 1]");
-const count = number("expected an integer").int("expected an integer").positive("expected a positive integer");
+const count = number("expected an integer")
+  .int("expected an integer")
+  .positive("expected a positive integer")
+  .max(LIMITS.tasks, `expected at most ${formatLimit(LIMITS.tasks)} (the limit on tasks)`);
 const index = number("expected an integer").int("expected an integer").nonnegative("expected an integer ≥ 0");
 
-/** Byte quantities: a number, or a string such as "64 KiB" or "1.5GB". */
-const bytesPreprocess = (value: unknown): unknown => {
-  if (typeof value !== "string") return value;
-  const parsed = parseSize(value);
-  return parsed === null ? value : parsed;
-};
-const sizeValue = (schema: z.ZodNumber) =>
-  z.preprocess(bytesPreprocess, z.number({ error: 'expected a number of bytes or a size such as "64 KiB"' }).pipe(schema));
+const SIZE_EXPECTED = 'expected a number of bytes or a size such as "64 KiB"';
+const MAX_BYTES = `expected at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes)`;
 
-// A distribution: a bare number (constant), or an object discriminated by `dist`.
-function distribution(value: () => z.ZodType<number>, positiveValue: () => z.ZodType<number>) {
+/** Byte quantities: a number, or a string such as "64 KiB" or "1.5GB"; at most LIMITS.bytes. */
+function bytes(min: "positive" | "nonNegative") {
+  const value = number(SIZE_EXPECTED);
+  return z
+    .union([z.number(), z.string()], { error: SIZE_EXPECTED })
+    .transform((raw, ctx) => {
+      if (typeof raw === "number") return raw;
+      const parsed = parseSize(raw);
+      if (parsed === null) {
+        ctx.addIssue({ code: "custom", message: `cannot parse ${JSON.stringify(raw)} as a size (examples: 64 KiB, 1.5GB, 200MB)` });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .pipe((min === "positive" ? value.positive("expected a positive number") : value.nonnegative("expected a number ≥ 0")).max(LIMITS.bytes, MAX_BYTES));
+}
+
+/** Parses `raw` with `schema` inside a transform, passing its issues on under their own paths. */
+function parseInto<T>(schema: z.ZodType<T>, raw: unknown, ctx: z.RefinementCtx): T | typeof z.NEVER {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+  return z.NEVER;
+}
+
+// A distribution: a bare value (constant), or an object discriminated by `dist`. A bare
+// value that does not parse is reported as what it is (a bad number or size), at its own path.
+function distribution(bare: z.ZodType<number>, value: () => z.ZodType<number>, positiveValue: () => z.ZodType<number>, isSize: boolean) {
+  const dists = "constant, uniform, normal, lognormal, exponential";
   const variants = z.discriminatedUnion(
     "dist",
     [
@@ -44,21 +76,33 @@ function distribution(value: () => z.ZodType<number>, positiveValue: () => z.Zod
       z.object({ dist: z.literal("lognormal"), mean: positiveValue(), sigma: nonNegative }).strict(),
       z.object({ dist: z.literal("exponential"), mean: positiveValue() }).strict(),
     ],
-    { error: "expected dist to be one of constant, uniform, normal, lognormal, exponential" },
+    {
+      error: (issue) =>
+        typeof issue.input === "object" && issue.input !== null
+          ? `expected dist to be one of ${dists}`
+          : `expected ${isSize ? "a size" : "a number of seconds"} or a distribution { dist: ${dists.replaceAll(", ", " | ")}, … }`,
+    },
   );
-  return z.preprocess((raw) => {
-    const bare = bytesPreprocess(raw);
-    return typeof bare === "number" ? { dist: "constant", value: bare } : raw;
-  }, variants);
+  return z.unknown().transform((raw, ctx) => {
+    if (typeof raw === "number" || (isSize && typeof raw === "string")) {
+      const constant = parseInto(bare, raw, ctx);
+      return constant === z.NEVER ? z.NEVER : { dist: "constant" as const, value: constant };
+    }
+    return parseInto(variants, raw, ctx);
+  });
 }
 
 const durationDistribution = distribution(
+  nonNegative,
   () => nonNegative,
   () => positive,
+  false,
 );
 const sizeDistribution = distribution(
-  () => sizeValue(number("expected a number").nonnegative("expected a number ≥ 0")),
-  () => sizeValue(number("expected a number").positive("expected a positive number")),
+  bytes("nonNegative"),
+  () => bytes("nonNegative"),
+  () => bytes("positive"),
+  true,
 );
 
 export type Distribution = z.infer<typeof durationDistribution>;
@@ -66,6 +110,37 @@ export type Distribution = z.infer<typeof durationDistribution>;
 const prefixName = z
   .string({ error: "expected a task prefix (a string)" })
   .regex(/^[A-Za-z][A-Za-z_]*(-[A-Za-z]+)*$/, "expected a prefix of letters and underscores, words joined by '-' (e.g. load-csv)");
+
+const taskKeys = z.array(z.string({ error: "expected a task key" }), { error: "expected a list of task keys" });
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// Explicit dependencies: a list (entry i for task i) or an object of task → keys. The object
+// is read into a Map here, not by z.record, which drops a key named "__proto__": keys are data,
+// and a key that is not a task of the group must be reported like any other. A Map (a spec
+// validated before, passed to simulate()) is read the same way.
+const explicitDeps = z.unknown().transform((raw, ctx): string[][] | Map<string, string[]> => {
+  if (Array.isArray(raw)) return parseInto(z.array(taskKeys), raw, ctx);
+  const entries: Array<[string, unknown]> | null =
+    raw instanceof Map ? [...(raw as Map<unknown, unknown>)].map(([name, keys]) => [String(name), keys]) : isPlainObject(raw) ? Object.keys(raw).map((name) => [name, raw[name]]) : null;
+  if (entries === null) {
+    ctx.addIssue({ code: "custom", message: "expected a list of key lists, or an object of task → list of keys" });
+    return z.NEVER;
+  }
+  const deps = new Map<string, string[]>();
+  let ok = true;
+  for (const [name, value] of entries) {
+    const keys = taskKeys.safeParse(value);
+    if (keys.success) deps.set(name, keys.data);
+    else {
+      ok = false;
+      for (const issue of keys.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: [name, ...issue.path] });
+    }
+  }
+  return ok ? deps : z.NEVER;
+});
 
 const dependencyPattern = z.discriminatedUnion(
   "pattern",
@@ -75,34 +150,26 @@ const dependencyPattern = z.discriminatedUnion(
     z.object({ pattern: z.literal("all-to-all"), on: prefixName }).strict(),
     z.object({ pattern: z.literal("reduce"), on: prefixName, fanIn: count }).strict(),
     z.object({ pattern: z.literal("random"), on: prefixName, p: probability }).strict(),
-    z
-      .object({
-        pattern: z.literal("explicit"),
-        deps: z.union([
-          z.array(z.array(z.string({ error: "expected a task key" }))),
-          z.record(z.string(), z.array(z.string({ error: "expected a task key" }))),
-        ]),
-      })
-      .strict(),
+    z.object({ pattern: z.literal("explicit"), deps: explicitDeps }).strict(),
   ],
   { error: "expected pattern to be one of none, one-to-one, all-to-all, reduce, random, explicit" },
 );
 export type DependencyPattern = z.infer<typeof dependencyPattern>;
 
+const dependsOn = z
+  .preprocess((raw) => (raw === "none" ? { pattern: "none" } : raw), z.union([dependencyPattern, z.array(dependencyPattern)]))
+  .default({ pattern: "none" });
+const groupCount = count.default(1);
+
 const taskGroup = z
   .object({
     prefix: prefixName,
-    count: count.default(1),
+    count: groupCount,
     duration: durationDistribution.default({ dist: "constant", value: 0.1 }),
     outputSize: sizeDistribution.default({ dist: "constant", value: 1_000_000 }),
     cpu: probability.default(1),
     failureProbability: probability.default(0),
-    dependsOn: z
-      .preprocess(
-        (raw) => (raw === "none" ? { pattern: "none" } : raw),
-        z.union([dependencyPattern, z.array(dependencyPattern)]),
-      )
-      .default({ pattern: "none" }),
+    dependsOn,
   })
   .strict();
 export type TaskGroupSpec = z.infer<typeof taskGroup>;
@@ -135,12 +202,12 @@ export type FaultSpec = z.infer<typeof faultSchema>;
 
 const clusterDefaults = z
   .object({
-    workers: count.optional(),
-    threads: count.optional(),
-    memoryLimit: z.union([sizeValue(number("expected a number").positive("expected a positive number")), z.null()]).optional(),
-    network: z.enum(["instant", "latency-bandwidth", "max-min"], { error: "expected instant, latency-bandwidth or max-min" }).optional(),
+    workers: count.max(LIMITS.workers, `expected at most ${formatLimit(LIMITS.workers)} workers`).optional(),
+    threads: count.max(LIMITS.threads, `expected at most ${formatLimit(LIMITS.threads)} threads`).optional(),
+    memoryLimit: bytes("positive").nullable().optional(),
+    network: z.enum(NETWORK_KINDS, { error: `expected ${NETWORK_KINDS.slice(0, -1).join(", ")} or ${NETWORK_KINDS.at(-1)}` }).optional(),
     latency: nonNegative.optional(),
-    bandwidth: sizeValue(number("expected a number").positive("expected a positive number")).optional(),
+    bandwidth: bytes("positive").optional(),
   })
   .strict();
 
@@ -158,116 +225,55 @@ export const workloadSchema = z
 export type WorkloadSpec = z.infer<typeof workloadSchema>;
 export type WorkloadSpecInput = z.input<typeof workloadSchema>;
 
-/** "tasks[2].duration.mean" from ["tasks", 2, "duration", "mean"]. */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let text = "";
-  for (const part of path) {
-    if (typeof part === "number") text += `[${part}]`;
-    else text += text === "" ? String(part) : `.${String(part)}`;
-  }
-  return text === "" ? "(top level)" : text;
+export { formatPath };
+
+function patternsOf(dependsOnValue: TaskGroupSpec["dependsOn"]): DependencyPattern[] {
+  return Array.isArray(dependsOnValue) ? dependsOnValue : [dependsOnValue];
+}
+
+function factsOf(spec: WorkloadSpec): SpecFacts {
+  return {
+    groups: spec.tasks.map((group) => ({ prefix: group.prefix, count: group.count, patterns: patternsOf(group.dependsOn), listed: Array.isArray(group.dependsOn) })),
+    outputs: spec.outputs ?? null,
+  };
+}
+
+/** What validates of each group of a spec that failed the schema, so its reference errors can be reported with its field errors. */
+function salvageFacts(input: unknown): SpecFacts | null {
+  if (!isPlainObject(input) || !Array.isArray(input.tasks)) return null;
+  const groups = input.tasks.map((raw: unknown): GroupFacts => {
+    const group = isPlainObject(raw) ? raw : {};
+    const prefix = prefixName.safeParse(group.prefix);
+    const groupSize = groupCount.safeParse(group.count);
+    const patterns = dependsOn.safeParse(group.dependsOn);
+    return {
+      prefix: prefix.success ? prefix.data : null,
+      count: groupSize.success ? groupSize.data : null,
+      patterns: patterns.success ? patternsOf(patterns.data) : null,
+      listed: Array.isArray(group.dependsOn),
+    };
+  });
+  const outputs = z.array(prefixName).safeParse(input.outputs);
+  return { groups, outputs: outputs.success ? outputs.data : null };
 }
 
 /**
- * Checks a parsed JSON/YAML object against the spec schema and the references between
- * groups (unknown prefixes, mismatched counts, group-level cycles). Returns the spec with
- * defaults filled; throws SpecError listing every problem with its path.
- * Key-level problems of explicit dependencies (unknown keys, cycles) are found when the
- * graph is built (`compileSpec`), which `validateWorkload` also does.
+ * Checks a parsed JSON/YAML object against the spec schema, the references between groups
+ * (unknown prefixes, mismatched counts, group-level cycles, unknown explicit keys) and the
+ * limits (docs/sim.md). Returns the spec with defaults filled; throws SpecError listing every
+ * problem with its path: field errors and reference errors together. Key-level cycles of
+ * explicit dependencies are found when the graph is built (`compileSpec`).
  */
 export function validateSpec(input: unknown): WorkloadSpec {
   const parsed = workloadSchema.safeParse(input);
   if (!parsed.success) {
-    throw new SpecError(parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`));
+    const fields = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+    const facts = salvageFacts(input);
+    throw new SpecError([...fields, ...(facts === null ? [] : checkReferences(facts))]);
   }
-  const spec = parsed.data;
-  const problems = checkReferences(spec);
+  const problems = checkReferences(factsOf(parsed.data));
   if (problems.length > 0) throw new SpecError(problems);
-  return spec;
-}
-
-function patternsOf(group: TaskGroupSpec): DependencyPattern[] {
-  return Array.isArray(group.dependsOn) ? group.dependsOn : [group.dependsOn];
-}
-
-function checkReferences(spec: WorkloadSpec): string[] {
-  const problems: string[] = [];
-  const groups = new Map<string, { index: number; count: number }>();
-  spec.tasks.forEach((group, i) => {
-    if (groups.has(group.prefix)) problems.push(`tasks[${i}].prefix: duplicate prefix "${group.prefix}"`);
-    else groups.set(group.prefix, { index: i, count: group.count });
-  });
-  const edges = new Map<string, Set<string>>();
-  spec.tasks.forEach((group, i) => {
-    const own = new Set<string>();
-    edges.set(group.prefix, own);
-    const patterns = patternsOf(group);
-    patterns.forEach((pattern, j) => {
-      const at = Array.isArray(group.dependsOn) ? `tasks[${i}].dependsOn[${j}]` : `tasks[${i}].dependsOn`;
-      if (pattern.pattern === "none" || pattern.pattern === "explicit") return;
-      const target = groups.get(pattern.on);
-      if (target === undefined) {
-        problems.push(`${at}.on: unknown task prefix "${pattern.on}" (known: ${[...groups.keys()].join(", ")})`);
-        return;
-      }
-      if (pattern.on === group.prefix) {
-        if (pattern.pattern !== "random") {
-          problems.push(`${at}.on: "${group.prefix}" cannot depend on itself with pattern ${pattern.pattern} (only random, which links each task to earlier ones)`);
-        }
-        return;
-      }
-      own.add(pattern.on);
-      if (pattern.pattern === "one-to-one" && target.count !== group.count) {
-        problems.push(`${at}: one-to-one needs equal counts, but "${group.prefix}" has ${group.count} and "${pattern.on}" has ${target.count}`);
-      }
-      if (pattern.pattern === "reduce") {
-        const expected = Math.ceil(target.count / pattern.fanIn);
-        if (expected !== group.count) {
-          problems.push(`${at}: reduce of ${target.count} "${pattern.on}" tasks with fanIn ${pattern.fanIn} needs count ${expected}, not ${group.count}`);
-        }
-      }
-    });
-    if (patterns.some((p) => p.pattern === "explicit")) {
-      const explicit = patterns.filter((p) => p.pattern === "explicit");
-      for (const pattern of explicit) {
-        if (pattern.pattern === "explicit" && Array.isArray(pattern.deps) && pattern.deps.length > group.count) {
-          problems.push(`tasks[${i}].dependsOn: explicit deps list has ${pattern.deps.length} entries but the group has ${group.count} tasks`);
-        }
-      }
-    }
-  });
-  for (const [j, prefix] of (spec.outputs ?? []).entries()) {
-    if (!groups.has(prefix)) problems.push(`outputs[${j}]: unknown task prefix "${prefix}"`);
-  }
-  const cycle = findGroupCycle(edges);
-  if (cycle !== null) problems.push(`tasks: dependency cycle between task groups: ${cycle.join(" → ")}`);
-  return problems;
-}
-
-function findGroupCycle(edges: ReadonlyMap<string, ReadonlySet<string>>): string[] | null {
-  const state = new Map<string, 1 | 2>();
-  const path: string[] = [];
-  const visit = (node: string): string[] | null => {
-    state.set(node, 1);
-    path.push(node);
-    for (const next of edges.get(node) ?? []) {
-      const s = state.get(next);
-      if (s === 1) return [...path.slice(path.indexOf(next)), next];
-      if (s === undefined) {
-        const found = visit(next);
-        if (found !== null) return found;
-      }
-    }
-    path.pop();
-    state.set(node, 2);
-    return null;
-  };
-  for (const node of edges.keys()) {
-    if (state.has(node)) continue;
-    const found = visit(node);
-    if (found !== null) return found;
-  }
-  return null;
+  return parsed.data;
 }
 
 /** Reads a JSON (.json) or YAML (anything else) workload file and validates it. */
@@ -275,6 +281,8 @@ export function loadWorkloadFile(path: string): WorkloadSpec {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
+    // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse would reject it.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   } catch (error) {
     throw new SpecError([`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`]);
   }

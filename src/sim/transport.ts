@@ -6,10 +6,31 @@ import type { InProcessTransport } from "../worker/in-process-transport.js";
 import type { WorkerClock } from "../worker/clock.js";
 import type { GetDataResponse, Transport, TransportRequestOptions } from "../worker/types.js";
 import type { FaultDice } from "./faults.js";
+import type { SimNetwork } from "./network/types.js";
 import type { TransferRecord } from "./report.js";
 
 export interface TransferLog {
   record(transfer: TransferRecord): void;
+  /** An injected fault fired (transfer-failure, busy). */
+  countFault(kind: string, time: number): void;
+}
+
+export interface SimTransportOptions {
+  /** Real get-data serving between the registered workers, over `network`. */
+  readonly inner: InProcessTransport;
+  /** The network model under `inner`, which a death must cut too. */
+  readonly network: SimNetwork;
+  readonly clock: WorkerClock;
+  /** Worker addresses by index (fault plans and callbacks speak in indices). */
+  readonly addresses: readonly string[];
+  readonly dice: FaultDice;
+  /** Seconds before an injected failure or busy answer arrives (one latency; 0 on the instant network). */
+  readonly latency: number;
+  readonly log: TransferLog;
+  /** Data moved or a request started: the run is not stalled. */
+  readonly onActivity: () => void;
+  /** A request of worker `to` ended (any outcome): its state may need the memory monitor or find-missing. */
+  readonly onSettled: (to: number) => void;
 }
 
 export class SimTransport implements Transport {
@@ -17,25 +38,38 @@ export class SimTransport implements Transport {
   private readonly dead = new Set<string>();
   /** Like the InProcessTransport it wraps: records under the request's span only. */
   readonly explicitSpans: boolean;
+  private readonly inner: InProcessTransport;
+  private readonly network: SimNetwork;
+  private readonly clock: WorkerClock;
+  private readonly dice: FaultDice;
+  private readonly latency: number;
+  private readonly log: TransferLog;
+  private readonly onActivity: () => void;
+  private readonly onSettled: (to: number) => void;
 
-  constructor(
-    private readonly inner: InProcessTransport,
-    private readonly clock: WorkerClock,
-    addresses: readonly string[],
-    private readonly dice: FaultDice,
-    private readonly latency: number,
-    private readonly log: TransferLog,
-    private readonly onActivity: () => void,
-    /** A request of worker `to` ended (any outcome): its state may need the memory monitor or find-missing. */
-    private readonly onSettled: (to: number) => void,
-  ) {
-    addresses.forEach((address, i) => this.index.set(address, i));
-    this.explicitSpans = inner.explicitSpans;
+  constructor(options: SimTransportOptions) {
+    this.inner = options.inner;
+    this.network = options.network;
+    this.clock = options.clock;
+    this.dice = options.dice;
+    this.latency = options.latency;
+    this.log = options.log;
+    this.onActivity = options.onActivity;
+    this.onSettled = options.onSettled;
+    options.addresses.forEach((address, i) => this.index.set(address, i));
+    this.explicitSpans = this.inner.explicitSpans;
   }
 
-  /** The worker at `address` died: requests to it fail like a refused connection. */
-  markDead(address: string): void {
+  /**
+   * The worker at `address` died: its connections drop (transfers to and from it fail with a
+   * network error, now and from now on, requests to it like a refused connection) and it
+   * serves nothing any more. Call it before the worker's own shutdown, so peers see a network
+   * failure rather than the worker closing.
+   */
+  disconnect(address: string): void {
     this.dead.add(address);
+    this.network.failWorker(address);
+    this.inner.unregister(address);
   }
 
   async getData(fromWorker: string, keys: readonly Key[], options: TransportRequestOptions): Promise<GetDataResponse> {
@@ -58,11 +92,13 @@ export class SimTransport implements Transport {
       if (this.dice.busy(from, start)) {
         await this.clock.sleep(this.latency, options.signal);
         log("busy", 0, keys.length);
+        this.log.countFault("busy", this.clock.now());
         return { status: "busy" };
       }
       if (this.dice.transferFails(from, to, start)) {
         await this.clock.sleep(this.latency, options.signal);
         log("failed", 0, keys.length);
+        this.log.countFault("transfer-failure", this.clock.now());
         throw new NetworkError(`simulated network failure fetching from ${fromWorker}`, { peer: fromWorker });
       }
     }

@@ -1,6 +1,7 @@
 // Clocks for the worker shell. Every time read in spanwork goes through a clock object, so
 // the same Worker runs against real monotonic time (embedding) or a deterministic virtual
 // time (simulation, tests). Nothing in spanwork reads Date.now() directly.
+import { RankedMinHeap } from "../util/min-heap.js";
 //
 // A `WorkerClock` is structurally a spans `Clock` ({ now(): number }, seconds) plus the two
 // ways of waiting the shell needs: `sleep` (a promise) and `setTimer` (a callback).
@@ -91,7 +92,20 @@ export interface VirtualRunOptions {
   maxSteps?: number;
   /** Called after each fired timer's consequences settled; `false` stops the run. */
   onStep?: (now: number) => boolean | void;
+  /**
+   * Stops the run: checked before each timer, `run` then rejects with `signal.reason`. In the
+   * "microtasks" settle mode the driver also takes an event-loop turn now and then (every
+   * ~20 ms of wall time), so that an abort from a signal handler, an I/O callback or a real
+   * timer can happen at all.
+   */
+  signal?: AbortSignal;
 }
+
+// How often the "microtasks" driver lets the event loop run: the wall clock is read every
+// YIELD_CHECK_STEPS timers (performance.now() costs ~40 ns, a step ~1 µs), and a turn is taken
+// once YIELD_INTERVAL_MS have passed since the last one. A turn costs a few µs: ~0.01 % of a run.
+const YIELD_CHECK_STEPS = 256;
+const YIELD_INTERVAL_MS = 20;
 
 export interface VirtualRunResult {
   /** Timers fired by this call. */
@@ -116,12 +130,8 @@ export interface VirtualRunResult {
  */
 export class VirtualClock implements WorkerClock {
   #now: number;
-  // Struct-of-arrays binary heap ordered by (time, seq): no object per timer besides the
-  // callback slot and the handle the caller keeps.
-  #times: number[] = [];
-  #seqs: number[] = [];
-  #slots: VirtualTimer[] = [];
-  #nextSeq = 0;
+  // Timers by (due time, insertion order): no object per timer besides the timer itself.
+  readonly #heap = new RankedMinHeap<VirtualTimer>();
   #live = 0;
   #running = false;
 
@@ -150,7 +160,7 @@ export class VirtualClock implements WorkerClock {
   /** Time of the next live timer, or undefined when none is pending. */
   get nextTimerAt(): number | undefined {
     this.#dropCancelledTop();
-    return this.#times.length > 0 ? this.#times[0] : undefined;
+    return this.#heap.peekRank();
   }
 
   // Same semantics as `sleepOn`, without a closure per sleep: the timer itself resolves the
@@ -178,8 +188,7 @@ export class VirtualClock implements WorkerClock {
   }
 
   #schedule(atSeconds: number, timer: VirtualTimer): void {
-    const at = atSeconds < this.#now ? this.#now : atSeconds;
-    this.#push(at, this.#nextSeq++, timer);
+    this.#heap.push(atSeconds < this.#now ? this.#now : atSeconds, timer);
     this.#live++;
   }
 
@@ -187,7 +196,8 @@ export class VirtualClock implements WorkerClock {
   readonly #owner: TimerOwner = {
     cancelled: () => {
       this.#live--;
-      if (this.#times.length > 64 && this.#live * 2 < this.#times.length) this.#compact();
+      const heap = this.#heap;
+      if (heap.size > 64 && this.#live * 2 < heap.size) heap.retain(isLive);
     },
   };
 
@@ -213,22 +223,32 @@ export class VirtualClock implements WorkerClock {
       throw new RangeError(`VirtualClock refuses to go back in time: until ${until} < now ${this.#now}`);
     }
     const maxSteps = options.maxSteps ?? Infinity;
+    const signal = options.signal;
     if (this.#running) throw new Error("VirtualClock.run is already running; await the first run");
     this.#running = true;
     let steps = 0;
     let stoppedEarly = false;
+    let sinceCheck = 0;
+    let lastTurn = performance.now();
     try {
       for (;;) {
         await this.settle();
+        if (this.#settleOnTick && ++sinceCheck === YIELD_CHECK_STEPS) {
+          sinceCheck = 0;
+          if (performance.now() - lastTurn >= YIELD_INTERVAL_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            lastTurn = performance.now();
+          }
+        }
+        if (signal?.aborted) throw abortReason(signal);
         if (steps >= maxSteps) {
           stoppedEarly = true;
           break;
         }
         this.#dropCancelledTop();
-        if (this.#times.length === 0) break;
-        const at = this.#times[0] as number;
-        if (at > until) break;
-        const timer = this.#pop();
+        const at = this.#heap.peekRank();
+        if (at === undefined || at > until) break;
+        const timer = this.#heap.pop()!;
         this.#live--;
         this.#now = at;
         steps++;
@@ -254,92 +274,13 @@ export class VirtualClock implements WorkerClock {
     return this.run(options);
   }
 
-  // ---- heap ----
-
-  #less(i: number, j: number): boolean {
-    const ti = this.#times[i] as number;
-    const tj = this.#times[j] as number;
-    return ti < tj || (ti === tj && (this.#seqs[i] as number) < (this.#seqs[j] as number));
-  }
-
-  #swap(i: number, j: number): void {
-    const t = this.#times;
-    const s = this.#seqs;
-    const c = this.#slots;
-    const time = t[i] as number;
-    t[i] = t[j] as number;
-    t[j] = time;
-    const seq = s[i] as number;
-    s[i] = s[j] as number;
-    s[j] = seq;
-    const timer = c[i] as VirtualTimer;
-    c[i] = c[j] as VirtualTimer;
-    c[j] = timer;
-  }
-
-  #push(at: number, seq: number, slot: VirtualTimer): void {
-    this.#times.push(at);
-    this.#seqs.push(seq);
-    this.#slots.push(slot);
-    this.#siftUp(this.#times.length - 1);
-  }
-
-  #pop(): VirtualTimer {
-    const top = this.#slots[0] as VirtualTimer;
-    const last = this.#times.length - 1;
-    if (last > 0) this.#swap(0, last);
-    this.#times.pop();
-    this.#seqs.pop();
-    this.#slots.pop();
-    if (last > 0) this.#siftDown(0);
-    return top;
-  }
-
-  #siftUp(index: number): void {
-    let i = index;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.#less(i, parent)) break;
-      this.#swap(i, parent);
-      i = parent;
-    }
-  }
-
-  #siftDown(index: number): void {
-    const n = this.#times.length;
-    let i = index;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= n) break;
-      const right = left + 1;
-      const child = right < n && this.#less(right, left) ? right : left;
-      if (!this.#less(child, i)) break;
-      this.#swap(i, child);
-      i = child;
-    }
-  }
-
   #dropCancelledTop(): void {
-    while (this.#slots.length > 0 && (this.#slots[0] as VirtualTimer).cancelled) this.#pop();
-  }
-
-  #compact(): void {
-    const times: number[] = [];
-    const seqs: number[] = [];
-    const slots: VirtualTimer[] = [];
-    for (let i = 0; i < this.#slots.length; i++) {
-      const slot = this.#slots[i] as VirtualTimer;
-      if (slot.cancelled) continue;
-      times.push(this.#times[i] as number);
-      seqs.push(this.#seqs[i] as number);
-      slots.push(slot);
-    }
-    this.#times = times;
-    this.#seqs = seqs;
-    this.#slots = slots;
-    for (let i = (times.length >> 1) - 1; i >= 0; i--) this.#siftDown(i);
+    const heap = this.#heap;
+    while (heap.size > 0 && heap.peek()!.cancelled) heap.pop();
   }
 }
+
+const isLive = (timer: VirtualTimer): boolean => !timer.cancelled;
 
 interface TimerOwner {
   cancelled(): void;

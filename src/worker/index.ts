@@ -28,14 +28,6 @@ export {
   type TaskRef,
 } from "./real-executor.js";
 export {
-  SimulatedExecutor,
-  TaskModelFailure,
-  isTaskModel,
-  validateTaskModel,
-  type TaskModel,
-} from "./simulated-executor.js";
-export { SimulatedData, isSimulatedData, workerSizeof } from "./simulated-data.js";
-export {
   InProcessTransport,
   LatencyBandwidthNetwork,
   type InProcessTransportOptions,

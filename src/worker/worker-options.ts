@@ -5,11 +5,12 @@ import { SpillBuffer } from "../spill/index.js";
 import { WorkerState, type Key } from "../state/index.js";
 import type { WorkerClock } from "./clock.js";
 import { LazyFileStore } from "./data-store.js";
+import { MEMORY_FRACTIONS } from "./memory-fractions.js";
 import type { WorkerDataStore, WorkerOptions } from "./types.js";
 
 export const DEFAULT_RETRY_BUSY_DELAY = 0.15;
 export const DEFAULT_GET_DATA_BUSY_LIMIT = 10;
-const DEFAULT_MEMORY_TARGET_FRACTION = 0.6;
+const DEFAULT_MEMORY_TARGET_FRACTION = MEMORY_FRACTIONS.target;
 
 export function checkPositive(value: number, name: string, integer: boolean): number {
   if (typeof value !== "number" || !(value > 0) || (integer && !Number.isInteger(value)) || !Number.isFinite(value)) {

@@ -26,7 +26,7 @@ import { workerGauges } from "./gauges.js";
 import { formatFamilies, formatFineMetrics, workerGaugeFamilies, type WorkerGauges } from "./prometheus.js";
 import { RealExecutor } from "./real-executor.js";
 import { RootDigester } from "./root-digest.js";
-import { workerSizeof } from "./simulated-data.js";
+import { sizeof as workerSizeof } from "../util/sizeof.js";
 import { MEMORY_MONITOR_ROOT, UNATTRIBUTED_ROOT, newRoot, stimulusRoot } from "./span-roots.js";
 import { StimulusLoop } from "./stimulus-loop.js";
 import type { DataServer, GetDataResponse, GetDataServeOptions, MetricEntry, WorkerDataStore, WorkerOptions } from "./types.js";

@@ -163,7 +163,7 @@ describe("spanwork run (end to end)", () => {
     const parsed = reportSchema.safeParse(JSON.parse(readFileSync(join(dir, "first.json"), "utf8")));
     expect(parsed.success, JSON.stringify(parsed.error?.issues.slice(0, 3))).toBe(true);
     const report = parsed.data!;
-    expect(report).toMatchObject({ schemaVersion: 1, workload: "tiny", seed: 5, workers: 3, threadsPerWorker: 2, complete: true });
+    expect(report).toMatchObject({ schemaVersion: 2, workload: "tiny", seed: 5, workers: 3, threadsPerWorker: 2, complete: true });
     expect(report.tasks).toEqual({ total: 27, completed: 27, erred: 0, lost: 0 });
     expect(report.makespan).toBeGreaterThan(0);
     expect(report.metrics.some((metric) => metric.name[0] === "execute" && metric.name[1] === "load")).toBe(true);

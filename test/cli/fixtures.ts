@@ -5,7 +5,7 @@ import type { MetricTotal, SimOptions, SimReport, SimResult, TaskRecord } from "
 import { REPORT_SCHEMA_VERSION } from "../../src/sim/report.js";
 import type { CliIo } from "../../src/cli/cli-io.js";
 import { SpecProblemsError } from "../../src/cli/errors.js";
-import type { SimulatorApi, Workload } from "../../src/cli/simulator-api.js";
+import type { CliWorkload, SimulatorApi } from "../../src/cli/simulator-api.js";
 
 const MiB = 2 ** 20;
 
@@ -60,6 +60,7 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
     transfer: { count: 6, bytes: 48 * MiB },
     spill: { bytesWritten: 64 * MiB, bytesRead: 16 * MiB, countWritten: 16, countRead: 4 },
     faults: [],
+    faultCounts: [],
     complete: true,
     completion: "all 10 tasks finished: 9 in memory, 1 erred, 0 lost",
     perWorker: [
@@ -82,14 +83,14 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
 }
 
 export interface FakeSimulatorCalls {
-  simulate: Array<{ workload: Workload; options: SimOptions }>;
+  simulate: Array<{ workload: CliWorkload; options: SimOptions }>;
 }
 
 /** A simulator that returns `report` for any workload and validates spec files by a tiny rule. */
 export function fakeSimulator(report: SimReport = sampleReport(), calls: FakeSimulatorCalls = { simulate: [] }): SimulatorApi {
-  const builtIns = new Map<string, Workload>([
-    ["map", { name: "map", outline: "1 task group, 100 tasks", spec: { name: "map" } }],
-    ["shuffle", { name: "shuffle", outline: "3 task groups, 150 tasks", spec: { name: "shuffle" } }],
+  const builtIns = new Map<string, CliWorkload>([
+    ["map", { name: "map", outline: "1 task group, 100 tasks", input: "map" }],
+    ["shuffle", { name: "shuffle", outline: "3 task groups, 150 tasks", input: "shuffle" }],
   ]);
   return {
     listWorkloads: () => [

@@ -44,13 +44,13 @@ describe("spanwork run", () => {
 
   it("leaves unset options to the workload's own defaults", async () => {
     const { options } = (await run(["run", "map"])).calls.simulate[0]!;
-    expect(Object.keys(options).sort()).toEqual(["collectSpans", "onProgress"]);
+    expect(Object.keys(options).sort()).toEqual(["collectSpans", "onProgress", "signal"]);
   });
 
   it("writes --json, --html and --trace files and says so", async () => {
     const result = await run(["run", "map", "--json", "r.json", "--html", "r.html", "--trace", "t.json"]);
     expect(result.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))).toMatchObject({ schemaVersion: 1, workload: "map" });
+    expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))).toMatchObject({ schemaVersion: 2, workload: "map" });
     expect(readFileSync(join(dir, "r.html"), "utf8")).toContain("<!DOCTYPE html>");
     expect(JSON.parse(readFileSync(join(dir, "t.json"), "utf8"))).toEqual({ traceEvents: [] });
     expect(result.calls.simulate[0]!.options.collectSpans).toBe(true);
@@ -102,7 +102,7 @@ describe("bad input: exit 2 and one line on stderr", () => {
     [["run", "map", "--memory-limit", "2GiX"], 'error: --memory-limit: cannot parse "2GiX" as a size (examples: 2GiB, 500MB)'],
     [["run", "map", "--workers", "two"], 'error: --workers: expected a whole number, got "two"'],
     [["run", "map", "--workers", "0"], "error: --workers: must be between 1 and 10000, got 0"],
-    [["run", "map", "--size", "0"], "error: --size: must be between 1 and 100000000, got 0"],
+    [["run", "map", "--size", "0"], "error: --size: must be between 1 and 1000000, got 0"],
     [["run", "map", "--threads", "1.5"], 'error: --threads: expected a whole number, got "1.5"'],
     [["run", "map", "--seed", "-3"], "error: --seed: expected a whole number, got \"-3\""],
     [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min)'],

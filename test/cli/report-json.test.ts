@@ -17,7 +17,7 @@ describe("reportToJson", () => {
   it("puts the headline fields first and one array element per line", () => {
     const text = reportToJson(sampleReport());
     const lines = text.split("\n");
-    expect(lines.slice(0, 4)).toEqual(["{", '  "schemaVersion": 1,', '  "workload": "fixture",', '  "seed": 1,']);
+    expect(lines.slice(0, 4)).toEqual(["{", '  "schemaVersion": 2,', '  "workload": "fixture",', '  "seed": 1,']);
     expect(lines).toContain('    {"key":"inc-0","prefix":"inc","worker":"sim://w0","thread":0,"start":0,"end":1.4,"outcome":"ok"},');
     expect(text.endsWith("}\n")).toBe(true);
   });

@@ -10,7 +10,7 @@ describe("formatSummary", () => {
     const lines = text.split("\n");
     expect(lines[0]).toBe("spanwork run · fixture · 2 workers × 2 threads · memory limit 256 MiB · network latency-bandwidth · seed 1");
     expect(text).toContain("makespan    4.00 s (simulated)");
-    expect(text).toContain("throughput  2.50 tasks/s over 10 tasks");
+    expect(text).toContain("throughput  2.50 tasks/s over 9 completed tasks");
     expect(text).toContain("transfers   48.0 MiB in 6 transfers");
     expect(text).toContain("spill       64.0 MiB written (16 writes), 16.0 MiB read back (4 reads)");
     expect(text).toContain("faults      none");
@@ -70,12 +70,36 @@ describe("formatSummary", () => {
   it("lists faults and marks dead workers", () => {
     const report = sampleReport({
       faults: [{ time: 1.5, kind: "worker-death", detail: "sim://w1" }],
+      faultCounts: [{ kind: "worker-death", count: 1, first: 1.5, last: 1.5 }],
       perWorker: sampleReport().perWorker.map((worker, index) => ({ ...worker, died: index === 1 })),
     });
     const withFaults = formatSummary(report);
-    expect(withFaults).toContain("faults      1 injected");
+    expect(withFaults).toContain("faults      1 worker-death\n");
     expect(withFaults).toContain("· 1.50 s: worker-death (sim://w1)");
     expect(withFaults).toContain("sim://w1 (died)");
+  });
+
+  it("counts the probabilistic faults by kind, with their first and last time", () => {
+    const report = sampleReport({
+      faults: [{ time: 1.5, kind: "worker-death", detail: "sim://w1 died" }],
+      faultCounts: [
+        { kind: "transfer-failure", count: 1204, first: 0.25, last: 30.5 },
+        { kind: "worker-death", count: 1, first: 1.5, last: 1.5 },
+        { kind: "busy", count: 1, first: 2, last: 2 },
+        { kind: "task-failure", count: 3, first: 1, last: 4 },
+      ],
+    });
+    const summary = formatSummary(report);
+    expect(summary).toContain("faults      1,204 transfer-failure, 1 worker-death, 1 busy, 3 task-failure\n");
+    expect(summary).toContain("· transfer-failure ×1,204, first at 250 ms, last at 30.5 s\n");
+    expect(summary).toContain("· 1.50 s: worker-death (sim://w1 died)\n");
+    expect(summary).toContain("· 2.00 s: busy\n");
+    expect(summary).toContain("· task-failure ×3, first at 1.00 s, last at 4.00 s\n");
+  });
+
+  it("says how many tasks the throughput counts: the completed ones", () => {
+    const summary = formatSummary(sampleReport({ tasks: { total: 10, completed: 6, erred: 1, lost: 3 }, tasksPerSecond: 1.5 }));
+    expect(summary).toContain("throughput  1.50 tasks/s over 6 completed tasks\n");
   });
 
   it("uses colour only when asked, and the text is the same without it", () => {

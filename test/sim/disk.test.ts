@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ModelledBytes, simulate, simulatedDataSerializer, VirtualDisk } from "../../src/sim/index.js";
-import { SimulatedData, VirtualClock } from "../../src/worker/index.js";
+import { SimulatedData, VirtualClock } from "../../src/index.js";
 
 describe("VirtualDisk", () => {
   it("models latency + bytes / bandwidth, one request at a time", async () => {

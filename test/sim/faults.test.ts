@@ -91,9 +91,55 @@ describe("faults end with nothing lost", () => {
     expect(report.stuck![0]).toEqual({ key: "load-0", state: "queued" });
   });
 
+  it("counts the probabilistic faults by kind, with their first and last time", async () => {
+    const report = await run([
+      { kind: "transfer-failure", probability: 0.2 },
+      { kind: "task-failure", probability: 0.05, prefix: "load" },
+    ]);
+    const counts = new Map(report.faultCounts.map((fault) => [fault.kind, fault]));
+    const failedTransfers = report.transfers.filter((t) => t.outcome === "failed");
+    const failedTasks = report.taskRecords.filter((r) => r.outcome === "failed");
+    expect(failedTransfers.length).toBeGreaterThan(0);
+    expect(failedTasks.length).toBeGreaterThan(0);
+    expect(counts.get("transfer-failure")).toEqual({
+      kind: "transfer-failure",
+      count: failedTransfers.length,
+      first: Math.min(...failedTransfers.map((t) => t.end)),
+      last: Math.max(...failedTransfers.map((t) => t.end)),
+    });
+    expect(counts.get("task-failure")).toEqual({
+      kind: "task-failure",
+      count: failedTasks.length,
+      first: Math.min(...failedTasks.map((r) => r.end)),
+      last: Math.max(...failedTasks.map((r) => r.end)),
+    });
+    // Counted, not listed one by one.
+    expect(report.faults.filter((f) => f.kind === "transfer-failure" || f.kind === "task-failure")).toEqual([]);
+    const busy = await run([{ kind: "busy", probability: 0.5, worker: 0 }]);
+    const busyCount = busy.faultCounts.find((fault) => fault.kind === "busy");
+    expect(busyCount?.count).toBeGreaterThan(0);
+    expect(busyCount!.count).toBeLessThanOrEqual(busy.transfers.filter((t) => t.outcome === "busy").length);
+  });
+
+  it("counts worker deaths and lists each of them", async () => {
+    const report = await run([{ kind: "worker-death", worker: 1, at: 2 }]);
+    expect(report.faultCounts).toContainEqual({ kind: "worker-death", count: 1, first: 2, last: 2 });
+  });
+
+  it("a stuck run names the time of its last progress, not the watchdog's", async () => {
+    const builder = new GraphBuilder();
+    const a = builder.addTask({ key: "a-0", prefix: "a", duration: 1, nbytes: 1 });
+    const b = builder.addTask({ key: "b-0", prefix: "b", duration: 10, nbytes: 1 });
+    builder.addDependency(b, a);
+    const workload: Workload = { name: "halt", description: "", graph: builder.build("halt"), faults: [], cluster: {} };
+    const { report } = await simulate(workload, { workers: 1, faults: [{ kind: "worker-death", worker: 0, at: 5 }], stallTimeout: 60 });
+    expect(report.complete).toBe(false);
+    expect(report.completion).toContain("stuck at t=1s");
+  });
+
   it("rejects a fault naming a worker the cluster does not have", async () => {
     await expect(simulate("map", { size: 4, workers: 2, faults: [{ kind: "worker-death", worker: 5, at: 1 }] })).rejects.toThrow(
-      /^faults\[0\]\.worker: no worker 5 in this cluster/,
+      /^options\.faults\[0\]\.worker: no worker 5 in this cluster/,
     );
   });
 });

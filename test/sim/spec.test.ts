@@ -1,18 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { problems } from "./spec-problems.js";
 import { compileSpec, loadWorkloadFile, SpecError, validateSpec } from "../../src/sim/index.js";
 
-function problems(input: unknown): readonly string[] {
-  try {
-    compileSpec(validateSpec(input), 1);
-  } catch (error) {
-    if (error instanceof SpecError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 describe("validateSpec", () => {
   it("fills defaults", () => {
@@ -148,6 +140,7 @@ describe("compileSpec", () => {
 
 describe("loadWorkloadFile", () => {
   const dir = mkdtempSync(join(tmpdir(), "spanwork-spec-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("reads YAML and JSON, naming the file in errors", () => {
     const yaml = join(dir, "ok.yaml");

@@ -18,7 +18,7 @@ import {
   type DataServer,
   type ExecuteRequest,
   type GetDataServeOptions,
-} from "../../src/worker/index.js";
+} from "../../src/index.js";
 import { apportion, prefixWeights } from "../../src/worker/prefix-split.js";
 
 function request(runSpec: unknown, dependencies: Record<string, unknown> = {}): ExecuteRequest {

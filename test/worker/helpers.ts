@@ -12,7 +12,7 @@ import {
   type MetricEntry,
   type Transport,
   type WorkerOptions,
-} from "../../src/worker/index.js";
+} from "../../src/index.js";
 
 /** A spill store in memory, optionally modelling a disk's speed. */
 export class MemoryStore implements SpillStore {

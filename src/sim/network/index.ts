@@ -1,21 +1,13 @@
-import type { WorkerClock } from "../../worker/index.js";
-import { InstantNetwork } from "./instant.js";
-import { LatencyBandwidthNetwork } from "./latency-bandwidth.js";
-import { MaxMinNetwork } from "./max-min.js";
+import type { WorkerClock } from "../../worker/clock.js";
+import { NETWORK_MODELS } from "./registry.js";
 import type { NetworkKind, NetworkParameters, SimNetwork } from "./types.js";
 
 export { InstantNetwork } from "./instant.js";
 export { LatencyBandwidthNetwork } from "./latency-bandwidth.js";
 export { MaxMinNetwork, maxMinFairRates, type MaxMinParameters } from "./max-min.js";
-export { DEFAULT_NETWORK, type NetworkKind, type NetworkParameters, type SimNetwork } from "./types.js";
+export { NETWORK_MODELS, NETWORK_KINDS, DEFAULT_NETWORK_KIND, type NetworkKind } from "./registry.js";
+export { DEFAULT_NETWORK, type NetworkModelEntry, type NetworkParameters, type SimNetwork } from "./types.js";
 
 export function createNetwork(kind: NetworkKind, clock: WorkerClock, parameters: NetworkParameters): SimNetwork {
-  switch (kind) {
-    case "instant":
-      return new InstantNetwork();
-    case "latency-bandwidth":
-      return new LatencyBandwidthNetwork(clock, parameters);
-    case "max-min":
-      return new MaxMinNetwork(clock, parameters);
-  }
+  return NETWORK_MODELS[kind].create(clock, parameters);
 }

@@ -1,6 +1,11 @@
 // Fidelity 0: data moves in no time. Useful to isolate compute and scheduling effects.
-import { NetworkError } from "../../worker/index.js";
-import type { SimNetwork, TransferRequest } from "./types.js";
+import { NetworkError } from "../../worker/errors.js";
+import type { NetworkModelEntry, SimNetwork, TransferRequest } from "./types.js";
+
+export const instantModel: NetworkModelEntry = {
+  description: "transfers take no time: isolates compute and scheduling",
+  create: () => new InstantNetwork(),
+};
 
 export class InstantNetwork implements SimNetwork {
   readonly kind = "instant";

@@ -1,7 +1,12 @@
 // Fidelity 1: each transfer takes latency + bytes / bandwidth, independently of the others
 // (no contention). Cheap, and easy to compute by hand.
-import { NetworkError } from "../../worker/index.js";
-import type { NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
+import { NetworkError } from "../../worker/errors.js";
+import type { NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
+
+export const latencyBandwidthModel: NetworkModelEntry = {
+  description: "each transfer takes latency + bytes / bandwidth, independently of the others",
+  create: (clock, parameters) => new LatencyBandwidthNetwork(clock, parameters),
+};
 
 export class LatencyBandwidthNetwork implements SimNetwork {
   readonly kind = "latency-bandwidth";

@@ -2,8 +2,14 @@
 // them max-min fairly (progressive filling / water-filling, Estee's most faithful model).
 // Rates are recomputed only when the set of flows changes; one timer, set for the earliest
 // completion, is moved whenever the rates change.
-import { NetworkError, type TimerHandle } from "../../worker/index.js";
-import type { NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
+import type { TimerHandle } from "../../worker/clock.js";
+import { NetworkError } from "../../worker/errors.js";
+import type { NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
+
+export const maxMinModel: NetworkModelEntry = {
+  description: "concurrent transfers share every worker's send and receive bandwidth max-min fairly (default)",
+  create: (clock, parameters) => new MaxMinNetwork(clock, parameters),
+};
 
 export interface MaxMinParameters extends NetworkParameters {
   /** Bytes/s a worker can send in total (default: bandwidth). */

@@ -1,7 +1,11 @@
-// The simulator's network: a NetworkModel (src/worker) that also knows about faults.
-import type { NetworkModel, TransferRequest, WorkerClock } from "../../worker/index.js";
+// The simulator's network: a NetworkModel (src/worker) that also knows about faults, and the
+// shape of an entry of the registry of models (registry.ts).
+import type { RegistryEntry } from "../../util/registry.js";
+import type { WorkerClock } from "../../worker/clock.js";
+import type { NetworkModel, TransferRequest } from "../../worker/types.js";
+import type { NetworkKind } from "./registry.js";
 
-export type NetworkKind = "instant" | "latency-bandwidth" | "max-min";
+export type { NetworkKind } from "./registry.js";
 
 export interface NetworkParameters {
   /** One-way latency of a transfer, seconds (default 0.001). */
@@ -16,6 +20,11 @@ export interface SimNetwork extends NetworkModel {
   readonly kind: NetworkKind;
   /** The worker at `address` died: its transfers fail with NetworkError, now and from now on. */
   failWorker(address: string): void;
+}
+
+/** A network model of the registry: one line for `spanwork list networks`, and how to build one for a run. */
+export interface NetworkModelEntry extends RegistryEntry {
+  create(clock: WorkerClock, parameters: NetworkParameters): SimNetwork;
 }
 
 export type { NetworkModel, TransferRequest, WorkerClock };

@@ -1,9 +1,9 @@
 // Executes task models instead of code: each modelled activity is a child span of the
 // execute root that lasts its modelled seconds on the worker's clock (virtual time in a
 // simulation). The result is a SimulatedData of the modelled output size.
-import { Reschedule } from "./errors.js";
+import { Reschedule } from "../worker/errors.js";
+import type { ExecuteContext, ExecuteRequest, ExecuteResult, Executor } from "../worker/types.js";
 import { SimulatedData } from "./simulated-data.js";
-import type { ExecuteContext, ExecuteRequest, ExecuteResult, Executor } from "./types.js";
 
 /** A simulated task: what it spends its time on, what it outputs, whether it fails. */
 export interface TaskModel {
