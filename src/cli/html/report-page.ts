@@ -83,7 +83,7 @@ function keyFigures(report: SimReport): string {
   return `<div class="figures">${cells.join("")}</div>`;
 }
 
-function renderChart(chart: Chart): string {
+export function renderChart(chart: Chart): string {
   const legend = chart.legend.length === 0
     ? ""
     : `<ul class="legend">${chart.legend
