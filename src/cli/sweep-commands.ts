@@ -17,6 +17,7 @@ export function addSweepCommands(
   debugOption: () => Option,
 ): void {
   const version = packageVersion();
+  program.enablePositionalOptions();
   const sweep = program
     .command("sweep")
     .description("run many simulations — workloads × the cross product of a plan's axes × seeds — in parallel, appending one JSON line per run")
@@ -28,6 +29,9 @@ export function addSweepCommands(
     .option("-q, --quiet", "no progress and no summary (failures are still recorded)")
     .addOption(debugOption())
     .version(version, "-V, --version", "print the version")
+    // `sweep merge … --out F`: options after the subcommand's name are the subcommand's (the
+    // program's options are positional too, or it would hand `--out` to sweep itself).
+    .enablePositionalOptions()
     .action(async (plan: string, flags: SweepFlags) => {
       exit.code = await sweepCommand(plan, flags, io, { simulator, runOptions });
     });
