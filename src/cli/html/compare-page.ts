@@ -46,12 +46,12 @@ function table(workload: WorkloadComparison): string {
   const rows = workload.configurations.map((configuration) => {
     const spread = configuration.makespan;
     const verdict = configuration.baseline.verdict;
-    const abnormal = verdict === "slower" || configuration.failed > 0;
+    const abnormal = verdict === "slower";
     return (
       "<tr>" +
       cell(configuration.label, false) +
       cell(String(configuration.runs)) +
-      cell(String(configuration.failed)) +
+      `<td class="num${configuration.failed > 0 ? " abnormal" : ""}">${configuration.failed}</td>` +
       cell(dash(spread?.median ?? null, formatSeconds)) +
       cell(spread === null ? "–" : `${formatSeconds(spread.min)} – ${formatSeconds(spread.max)}`) +
       cell(dash(configuration.baseline.ratio, (ratio) => ratio.toFixed(2))) +
