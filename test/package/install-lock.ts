@@ -42,8 +42,19 @@ function locate(lock: Lockfile, from: string, name: string): string | undefined 
   }
 }
 
-/** The app's package.json and package-lock.json, as JSON values. */
-export function appInstallFiles(manifest: Manifest, projectLock: Lockfile, tarball: string): { packageJson: object; packageLock: object } {
+/**
+ * Where the registry serves a package's tarball. With it in the lockfile npm fetches the
+ * tarball (from the cache) without the package's registry metadata, which a cache filled by
+ * `npm install` may hold in another form than `npm ci` asks for.
+ */
+function tarballUrl(registry: string, path: string, version: string): string {
+  const name = path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+  const base = name.startsWith("@") ? name.slice(name.indexOf("/") + 1) : name;
+  return `${registry.endsWith("/") ? registry : `${registry}/`}${name}/-/${base}-${version}.tgz`;
+}
+
+/** The app's package.json and package-lock.json, as JSON values; `registry` is npm's configured registry. */
+export function appInstallFiles(manifest: Manifest, projectLock: Lockfile, tarball: string, registry: string): { packageJson: object; packageLock: object } {
   const spec = `file:${tarball}`;
   const root = `node_modules/${manifest.name}`;
   const packages: Record<string, LockEntry> = Object.create(null) as Record<string, LockEntry>;
@@ -70,7 +81,7 @@ export function appInstallFiles(manifest: Manifest, projectLock: Lockfile, tarba
       }
       if (Object.hasOwn(packages, path)) continue;
       const { dev: _dev, ...entry } = projectLock.packages[path]!;
-      packages[path] = entry;
+      packages[path] = entry.resolved === undefined && entry.version !== undefined ? { ...entry, resolved: tarballUrl(registry, path, entry.version) } : entry;
       pending.push([path, { ...entry.dependencies, ...entry.optionalDependencies }]);
     }
   }

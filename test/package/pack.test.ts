@@ -39,7 +39,8 @@ beforeAll(async () => {
   const [result] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; files: PackedFile[] }>;
   packedFiles = result!.files.map((file) => file.path);
   const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as Parameters<typeof appInstallFiles>[1];
-  const { packageJson, packageLock } = appInstallFiles(MANIFEST, lock, result!.filename);
+  const registry = (await run("npm", ["config", "get", "registry"], { cwd: app, env: plainEnv() })).stdout.trim();
+  const { packageJson, packageLock } = appInstallFiles(MANIFEST, lock, result!.filename, registry);
   writeFileSync(join(app, "package.json"), JSON.stringify(packageJson, null, 2));
   writeFileSync(join(app, "package-lock.json"), JSON.stringify(packageLock, null, 2));
   try {
@@ -78,10 +79,10 @@ function reachableModules(entry: string): Set<string> {
 
 describe("the packed package", () => {
   it("holds the compiled entry points and declarations, and no sources, tests or benchmarks", () => {
-    for (const file of ["bin/spanwork.js", "dist/index.js", "dist/index.d.ts", "dist/testing/index.js", "dist/testing/index.d.ts", "dist/cli/main.js", "package.json", "README.md"]) {
+    for (const file of ["bin/spanwork.js", "dist/index.js", "dist/index.d.ts", "dist/testing/index.js", "dist/testing/index.d.ts", "dist/cli/main.js", "dist/lab/sweep-worker.js", "tools/dask_to_spanwork.py", "package.json", "README.md"]) {
       expect(packedFiles).toContain(file);
     }
-    const unwanted = packedFiles.filter((file) => /^(src|test|bench|scripts|examples|node_modules)\//.test(file) || /\.test\.|(^|\/)tsconfig|vitest/.test(file));
+    const unwanted = packedFiles.filter((file) => /^(src|test|bench|scripts|examples|node_modules)\//.test(file) || /\.test\.|(^|\/)tsconfig|vitest|__pycache__|\.pyc$/.test(file));
     expect(unwanted).toEqual([]);
     expect(packedFiles.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toEqual([]);
   });
@@ -128,6 +129,19 @@ describe("the packed package", () => {
     expect(JSON.parse(report.stdout)).toMatchObject({ workload: "map", tasks: { total: 30, completed: 30, lost: 0 } });
     const bad = await run(process.execPath, [bin, "run", "--workers", "zero"], { cwd: app, env }).catch((error: { code: number; stderr: string }) => error);
     expect(bad).toMatchObject({ code: 2, stderr: 'error: --workers: expected a whole number, got "zero"\n' });
+  });
+
+  it("runs a sweep on its thread pool and compares the results, with plain node", async () => {
+    const env = plainEnv();
+    const bin = join(app, "node_modules/spanwork/bin/spanwork.js");
+    writeFileSync(join(app, "plan.yaml"), "workloads: [map]\nsize: 20\naxes:\n  workers: [1, 2]\nseeds: 2\n");
+    const swept = await run(process.execPath, [bin, "sweep", "plan.yaml", "--out", "results.jsonl", "--jobs", "2"], { cwd: app, env });
+    expect(swept.stdout).toMatch(/^sweep plan\.yaml: 4 runs done in /);
+    const results = readFileSync(join(app, "results.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { error?: string; makespan: number });
+    expect(results).toHaveLength(4);
+    expect(results.filter((result) => result.error !== undefined)).toEqual([]);
+    const compared = await run(process.execPath, [bin, "compare", "results.jsonl", "--baseline", "workers=1"], { cwd: app, env });
+    expect(compared.stdout).toMatch(/^map · 2 configurations · seeds 1–2 · baseline: each against workers=1$/m);
   });
 
   it("gives a TypeScript consumer the declarations of both entry points", async () => {
