@@ -3,12 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import type { Comparison } from "../../src/lab/compare.js";
 import type { AxisLabel } from "../../src/lab/plan.js";
 import type { SweepResult } from "../../src/lab/result.js";
 import { inspectReport, launchChromium } from "./browser.js";
-import { captureIo } from "./fixtures.js";
+import { spanworkInProcess } from "./in-process.js";
 
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 
@@ -64,10 +63,8 @@ afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-async function spanwork(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const captured = captureIo({ cwd: dir });
-  const code = await main(args, { io: captured.io });
-  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
+function spanwork(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return spanworkInProcess(args, dir);
 }
 
 describe("spanwork compare", () => {

@@ -6,8 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-import { captureIo } from "./fixtures.js";
+import { spanworkInProcess } from "./in-process.js";
 
 const BIN = fileURLToPath(new URL("../../bin/spanwork.js", import.meta.url));
 const SLOW = 90_000;
@@ -46,10 +45,8 @@ afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-async function spanwork(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const captured = captureIo({ cwd: dir });
-  const code = await main(args, { io: captured.io });
-  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
+function spanwork(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return spanworkInProcess(args, dir);
 }
 
 function lines(file: string): string[] {

@@ -2,17 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { compileSpec, loadWorkloadFile, simulate, SpecError, validateSpec, type TaskGraph } from "../../src/sim/index.js";
-
-function problems(input: unknown): readonly string[] {
-  try {
-    compileSpec(validateSpec(input), 1);
-  } catch (error) {
-    if (error instanceof SpecError) return error.issues;
-    throw error;
-  }
-  return [];
-}
+import { compileSpec, loadWorkloadFile, simulate, validateSpec, type TaskGraph } from "../../src/sim/index.js";
+import { problems } from "./spec-problems.js";
 
 function dependencies(graph: TaskGraph, key: string): string[] {
   const id = graph.idOf(key)!;

@@ -7,7 +7,7 @@ import { formatBytes, formatPercent, formatSeconds } from "../format/units.js";
 import { compareText } from "../text-order.js";
 import { makespanBoxPlot } from "./box-plot.js";
 import { escapeHtml } from "./escape.js";
-import { REPORT_CSS, REPORT_SCRIPT } from "./page-assets.js";
+import { selfContainedPage } from "./page-document.js";
 import { renderChart } from "./report-page.js";
 import { stackedBarsChart } from "./stacked-bars.js";
 import { niceTicks } from "./svg.js";
@@ -92,27 +92,9 @@ function workloadSection(workload: WorkloadComparison, index: number, options: C
 
 export function renderComparePage(comparison: Comparison, options: ComparePageOptions = {}): string {
   const title = `spanwork compare · ${comparison.workloads.map((workload) => workload.workload).join(", ")}`;
-  return [
-    "<!DOCTYPE html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${REPORT_CSS}</style>`,
-    "</head>",
-    "<body>",
-    "<main>",
-    `<h1>${escapeHtml(title)}</h1>`,
+  return selfContainedPage(title, [
     '<p class="config">Makespan is the median over seeds (simulated seconds); × baseline is the ratio of medians; "faster"/"slower" means beyond the seed-to-seed spread: every seed run by both moved the same way (at least 3 seeds), or else the ranges over seeds do not overlap.</p>',
     ...comparison.workloads.map((workload, index) => workloadSection(workload, index, options)),
     `<footer>${escapeHtml(options.generator ?? "spanwork")} · self-contained: charts are inline SVG, nothing is loaded from the network.</footer>`,
-    "</main>",
-    '<div id="tip" hidden></div>',
-    `<script>${REPORT_SCRIPT}</script>`,
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
+  ]);
 }
