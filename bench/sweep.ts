@@ -1,16 +1,19 @@
 // Sweep benchmark: `npm run bench -- sweep [--runs 64] [--size 2000] [--repeat 2]`.
 //
 // The same `runs` simulations of the built-in `map` (`size` tasks each, one seed per run)
-// three ways, back to back, `repeat` times: in one plain loop in this thread (runSweepTask,
-// the function the pool threads run), then on the sweep's pool with --jobs 1, then with
-// --jobs 2. Figures: the speed-up of 2 jobs over 1 (target ≥ 1.7× on the 2-core machine) and
-// the pool's overhead over the loop (target ≤ 5 %), each per repeat, so that pairs measured
-// back to back can be compared on a shared machine.
+// three ways, back to back, `repeat` times: in one plain loop (runSweepTask, the function the
+// pool threads run), then on the sweep's pool with --jobs 1, then with --jobs 2. Each way runs
+// in a fresh child process, so each starts as cold as a real sweep does: the loop's JIT warms
+// up in its one thread as each pool thread's does in its own. Figures: the speed-up of 2 jobs
+// over 1 (target ≥ 1.7× on the 2-core machine) and the pool's overhead over the loop (target
+// ≤ 5 %), per repeat, so that pairs measured back to back can be compared on a shared machine;
+// and the CPU seconds of each (all threads), which other jobs on the machine change less than
+// wall time.
 //
-// It runs in a child process on an esbuild bundle (plain node, as the other suites): the bench
-// and the pool's thread module are bundled side by side in bench/.sweep-*/ — inside the
-// checkout, so that the bundle finds package.json (the run keys hold the version) and
-// tinypool (left external: it starts its threads from its own files).
+// The children run an esbuild bundle (plain node, as the other suites): the bench and the
+// pool's thread module are bundled side by side in bench/.sweep-*/ — inside the checkout, so
+// that the bundle finds package.json (the run keys hold the version) and tinypool (left
+// external: it starts its threads from its own files).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -35,7 +38,7 @@ interface Settings {
 function settingsOf(argv: readonly string[]): Settings {
   const { values } = parseArgs({
     args: [...argv],
-    options: { runs: { type: "string" }, size: { type: "string" }, repeat: { type: "string" }, child: { type: "boolean" } },
+    options: { runs: { type: "string" }, size: { type: "string" }, repeat: { type: "string" }, child: { type: "string" } },
     strict: false,
     allowPositionals: true,
   });
@@ -48,37 +51,38 @@ function settingsOf(argv: readonly string[]): Settings {
   return { runs: whole(values.runs, 64, "runs"), size: whole(values.size, 2000, "size"), repeat: whole(values.repeat, 2, "repeat") };
 }
 
-async function timed(work: () => Promise<void>): Promise<number> {
+/** Wall seconds, and CPU seconds of the whole process (every thread of the pool included). */
+async function timed(work: () => Promise<void>): Promise<{ wall: number; cpu: number }> {
   collectGarbage();
+  const cpu = process.cpuUsage();
   const start = performance.now();
   await work();
-  return (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { wall: (performance.now() - start) / 1000, cpu: (used.user + used.system) / 1e6 };
 }
 
-async function measure(settings: Settings): Promise<void> {
-  const emit = jsonLines("sweep");
+type Mode = "loop" | "jobs-1" | "jobs-2";
+const MODES: readonly Mode[] = ["loop", "jobs-1", "jobs-2"];
+
+/** In a child: one way of running the runs, as one JSON line. */
+async function measure(settings: Settings, mode: Mode): Promise<void> {
   const runs: SweepRun[] = expandPlan({ workloads: ["map"], size: settings.size, seeds: settings.runs });
   const version = packageVersion();
-  const loop = async (): Promise<void> => {
-    for (const run of runs) {
-      const result = await runSweepTask({ run, version });
-      if (result.error !== undefined) throw new Error(`bench sweep: run ${run.seed} failed: ${result.error}`);
-    }
-  };
-  const pool = (jobs: number) => async (): Promise<void> => {
-    const outcome = await runSweep(runs, { jobs });
-    if (outcome.failed > 0 || outcome.results.length !== runs.length) throw new Error(`bench sweep: ${outcome.failed} of ${runs.length} runs failed with --jobs ${jobs}`);
-  };
-  for (let repeat = 1; repeat <= settings.repeat; repeat++) {
-    const load = round(loadavg()[0]!, 2);
-    const loopSeconds = await timed(loop);
-    const oneJob = await timed(pool(1));
-    const twoJobs = await timed(pool(2));
-    const base = { runs: runs.length, tasksPerRun: settings.size, repeat, loadBefore: load };
-    emit({ ...base, name: "loop", wallSeconds: round(loopSeconds, 3), msPerRun: round((loopSeconds / runs.length) * 1000, 2) });
-    emit({ ...base, name: "jobs-1", wallSeconds: round(oneJob, 3), msPerRun: round((oneJob / runs.length) * 1000, 2), overheadOverLoop: round(oneJob / loopSeconds - 1, 4) });
-    emit({ ...base, name: "jobs-2", wallSeconds: round(twoJobs, 3), msPerRun: round((twoJobs / runs.length) * 1000, 2), speedupOverJobs1: round(oneJob / twoJobs, 3), loadAfter: round(loadavg()[0]!, 2) });
-  }
+  const work =
+    mode === "loop"
+      ? async (): Promise<void> => {
+          for (const run of runs) {
+            const result = await runSweepTask({ run, version });
+            if (result.error !== undefined) throw new Error(`bench sweep: run ${run.seed} failed: ${result.error}`);
+          }
+        }
+      : async (): Promise<void> => {
+          const jobs = mode === "jobs-1" ? 1 : 2;
+          const outcome = await runSweep(runs, { jobs });
+          if (outcome.failed > 0 || outcome.results.length !== runs.length) throw new Error(`bench sweep: ${outcome.failed} of ${runs.length} runs failed with --jobs ${jobs}`);
+        };
+  const time = await timed(work);
+  process.stdout.write(`${JSON.stringify({ wall: time.wall, cpu: time.cpu })}\n`);
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -97,12 +101,28 @@ export async function run(argv: string[]): Promise<void> {
       packages: "external",
       logLevel: "silent",
     });
-    const child = spawnSync(process.execPath, ["--expose-gc", `${dir}/sweep-bench.mjs`, "--child", ...argv], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-    if (child.status !== 0) throw new Error(`bench sweep: child failed (status ${child.status})`);
-    for (const line of child.stdout.trim().split("\n")) console.log(JSON.stringify({ ...(JSON.parse(line) as Record<string, unknown>), process: "child (node, esbuild bundle)" }));
+    const emit = jsonLines("sweep");
+    for (let repeat = 1; repeat <= settings.repeat; repeat++) {
+      const load = round(loadavg()[0]!, 2);
+      const times = new Map<Mode, { wall: number; cpu: number }>();
+      for (const mode of MODES) {
+        const child = spawnSync(process.execPath, ["--expose-gc", `${dir}/sweep-bench.mjs`, "--child", mode, ...argv], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+        if (child.status !== 0) throw new Error(`bench sweep: child ${mode} failed (status ${child.status})`);
+        times.set(mode, JSON.parse(child.stdout.trim()) as { wall: number; cpu: number });
+      }
+      const loopTime = times.get("loop")!;
+      const oneJob = times.get("jobs-1")!;
+      const twoJobs = times.get("jobs-2")!;
+      const base = { runs: settings.runs, tasksPerRun: settings.size, repeat, loadBefore: load, process: "child per way (node, esbuild bundle)" };
+      const figures = (time: { wall: number; cpu: number }) => ({ wallSeconds: round(time.wall, 3), cpuSeconds: round(time.cpu, 3), msPerRun: round((time.wall / settings.runs) * 1000, 2) });
+      emit({ ...base, name: "loop", ...figures(loopTime) });
+      emit({ ...base, name: "jobs-1", ...figures(oneJob), overheadOverLoop: round(oneJob.wall / loopTime.wall - 1, 4), cpuOverheadOverLoop: round(oneJob.cpu / loopTime.cpu - 1, 4) });
+      emit({ ...base, name: "jobs-2", ...figures(twoJobs), speedupOverJobs1: round(oneJob.wall / twoJobs.wall, 3), cpuOverJobs1: round(twoJobs.cpu / oneJob.cpu, 3), loadAfter: round(loadavg()[0]!, 2) });
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv.includes("--child")) await measure(settingsOf(process.argv.slice(2)));
+const childAt = process.argv.indexOf("--child");
+if (childAt >= 0) await measure(settingsOf(process.argv.slice(2)), process.argv[childAt + 1] as Mode);
