@@ -20,7 +20,6 @@ import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { expandPlan, type SweepRun } from "../src/lab/plan.js";
-import { runSweepTask } from "../src/lab/run-task.js";
 import { runSweep } from "../src/lab/sweep.js";
 import { packageVersion } from "../src/util/package-version.js";
 import { collectGarbage, jsonLines, round } from "./support.js";
@@ -71,6 +70,8 @@ async function measure(settings: Settings, mode: Mode): Promise<void> {
   const work =
     mode === "loop"
       ? async (): Promise<void> => {
+          // Loaded here, not at the top: on the pool's ways only the threads load the simulator, as in `spanwork sweep`.
+          const { runSweepTask } = await import("../src/lab/run-task.js");
           for (const run of runs) {
             const result = await runSweepTask({ run, version });
             if (result.error !== undefined) throw new Error(`bench sweep: run ${run.seed} failed: ${result.error}`);
