@@ -42,7 +42,7 @@ export function realSimulator(): SimulatorApi {
         if (error instanceof GraphError || error instanceof SpecError) throw new SpecProblemsError([`${displayPath}: ${error.message}`]);
         throw error;
       }
-      return { name: spec.name ?? displayPath, outline: outline(spec), input: compiled, file: displayPath } satisfies CliWorkload;
+      return { name: spec.name ?? displayPath, outline: outline(spec), input: compiled, file: displayPath, spec } satisfies CliWorkload;
     },
 
     async simulate(workload, options) {

@@ -7,13 +7,12 @@ import { basename, dirname, extname, resolve } from "node:path";
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
 import type { SimOptions } from "../sim/report.js";
-import type { WorkloadSpec } from "../sim/spec.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import type { AxisLabel, AxisValue, SweepAxes, SweepPlan, SweepWorkload } from "../lab/plan.js";
 import { CliUsageError } from "./errors.js";
 import { parseRunOptions, type RunFlags } from "./run-command.js";
 import type { SimulatorApi } from "./simulator-api.js";
-import { resolveWorkload } from "./workload-source.js";
+import { workloadFromArgument } from "./workload-source.js";
 
 /** A `spanwork run` option as an axis: its flag name (`memory-limit`) and its attribute (`memoryLimit`). */
 export interface RunOptionInfo {
@@ -123,6 +122,10 @@ function checkPlan(data: unknown, context: CheckContext): SweepPlan | null {
     size = parsed?.size;
   }
   const axes = checkAxes(data.axes, context);
+  const specIndex = workloads.findIndex((workload) => typeof workload !== "string");
+  if (axes.some((axis) => axis.flag === "size") && specIndex >= 0) {
+    problems.push(`axes.size: --size sizes built-in workloads, and workloads[${specIndex}] is a spec file (its counts are its own); give size as the plan's size field, or sweep built-ins only`);
+  }
   const seeds = checkSeeds(data.seeds, problems);
   const exclude = checkExcludes(data.exclude, axes, workloads, context);
   if (problems.length > 0) return null;
@@ -150,8 +153,11 @@ function checkWorkloads(value: unknown, context: CheckContext): SweepWorkload[] 
       return;
     }
     try {
-      const workload = resolveWorkload(entry, context.simulator, context.baseDir);
-      workloads.push(typeof workload.spec === "string" ? workload.spec : { name: workload.name, spec: workload.spec as WorkloadSpec });
+      // Checked (and compiled once) as `spanwork run` would; the threads compile the spec again for each run's seed.
+      const workload = workloadFromArgument(entry, context.simulator, context.baseDir);
+      if (typeof workload.input === "string") workloads.push(workload.input);
+      else if (workload.spec !== undefined) workloads.push({ name: workload.name, spec: workload.spec });
+      else context.problems.push(`workloads[${i}]: ${entry}: the simulator gave no spec to run it with`);
     } catch (error) {
       if (!(error instanceof CliUsageError)) throw error;
       const issues = "problems" in error && Array.isArray(error.problems) ? (error.problems as string[]) : [error.message];

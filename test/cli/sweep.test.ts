@@ -73,6 +73,8 @@ describe("spanwork sweep", () => {
       "bad.yaml: axes.wrkers: not a simulation option of spanwork run (axes can be: workers, threads, memory-limit, size, network)",
       "bad.yaml: seeds[1]: seed 1 is listed twice",
     ]);
+    writeFileSync(join(dir, "sized.yaml"), "workloads: [map, faulty.yaml]\naxes:\n  size: [10, 20]\n");
+    expect((await spanwork(["sweep", "sized.yaml", "--dry-run"])).stderr).toMatch(/^error: sized\.yaml: axes\.size: --size sizes built-in workloads, and workloads\[1\] is a spec file/);
     expect((await spanwork(["sweep", "plan.yaml"])).stderr).toMatch(/--out FILE is required/);
     expect((await spanwork(["sweep", "plan.yaml", "--out", "x.jsonl", "--shard", "4/3"])).stderr).toMatch(/^error: --shard: expected i\/N/);
     expect((await spanwork(["sweep", "plan.yaml", "--out", "x.jsonl", "--jobs", "0"])).code).toBe(2);

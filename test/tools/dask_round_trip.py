@@ -41,7 +41,9 @@ def main(out):
     loads = [delayed(load)(i, dask_key_name=("load-5f3a", i)) for i in range(LOADS)]
     pairs = [delayed(combine)(loads[2 * j], loads[2 * j + 1], dask_key_name=("pair-9c1b", j)) for j in range(LOADS // 2)]
     result = delayed(total)(*pairs, dask_key_name="total")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(cluster) as client:
+    # The workers' scratch space inside OUTDIR, which the test removes (not in the shared temp dir).
+    space = os.path.join(out, "dask-worker-space")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, local_directory=space) as cluster, Client(cluster) as client:
         with get_task_stream(client=client) as stream:
             assert result.compute() == sum(10_000 * (i + 1) for i in range(LOADS))
         table = export_table(result, task_stream=stream.data, client=client, name="round-trip")
