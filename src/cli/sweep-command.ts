@@ -5,7 +5,7 @@ import { expandPlan, PlanError, shardOf, type SweepRun } from "../lab/plan.js";
 import { mergeResults } from "../lab/merge.js";
 import type { SweepResult } from "../lab/result.js";
 import { defaultJobs, runSweep } from "../lab/sweep.js";
-import type { CliIo } from "./cli-io.js";
+import type { CliIo, InterruptSignal } from "./cli-io.js";
 import { CliFailure, CliUsageError } from "./errors.js";
 import { formatSeconds } from "./format/units.js";
 import { checkOutputPath } from "./output-files.js";
@@ -31,8 +31,8 @@ export interface SweepContext {
   signal?: AbortSignal;
 }
 
-/** Exit code of a sweep stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */
-export const EXIT_INTERRUPTED = 130;
+/** Exit codes of a sweep stopped by a signal (128 + its number), as a shell reports them and as `spanwork run` exits. */
+const EXIT_INTERRUPTED: Record<InterruptSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 
 const MAX_JOBS = 1_024;
 const MAX_SHARDS = 1_000_000;
@@ -112,10 +112,14 @@ async function execute(todo: readonly SweepRun[], settings: ExecuteSettings, io:
   const appender = openResultsAppender(settings.outPath, settings.existing, "--out");
   const progress = createSweepProgress(io.stderr, { enabled: !quiet, now: io.now });
   const stop = new AbortController();
-  const interrupt = (): void => stop.abort();
+  let stoppedBy: InterruptSignal = "SIGINT";
   // The first Ctrl-C stops the sweep cleanly; a second one, with the listener gone, ends the process.
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
+  const off = io.onInterrupt((received) => {
+    stoppedBy = received;
+    off();
+    stop.abort();
+  });
+  const interrupt = (): void => stop.abort();
   signal?.addEventListener("abort", interrupt, { once: true });
   const started = io.now();
   const failures: SweepResult[] = [];
@@ -131,8 +135,7 @@ async function execute(todo: readonly SweepRun[], settings: ExecuteSettings, io:
       },
     });
   } finally {
-    process.removeListener("SIGINT", interrupt);
-    process.removeListener("SIGTERM", interrupt);
+    off();
     signal?.removeEventListener("abort", interrupt);
     progress.stop();
     appender.close();
@@ -142,8 +145,8 @@ async function execute(todo: readonly SweepRun[], settings: ExecuteSettings, io:
   if (!quiet && failures.length > 10) io.stderr.write(`… and ${failures.length - 10} more failed runs, each recorded with its error in ${out}\n`);
   const finished = outcome.results.length;
   if (outcome.stopped) {
-    io.stderr.write(`stopped: ${finished} of ${todo.length} runs finished and kept in ${out}; run the same command again to run the rest\n`);
-    return EXIT_INTERRUPTED;
+    io.stderr.write(`stopped (${stoppedBy}): ${finished} of ${todo.length} runs finished and kept in ${out}; run the same command again to run the rest\n`);
+    return EXIT_INTERRUPTED[stoppedBy];
   }
   if (!quiet) {
     const failed = outcome.failed > 0 ? ` (${outcome.failed} failed, recorded with their errors)` : "";

@@ -177,7 +177,7 @@ describe("spanwork sweep, stopped and resumed", () => {
     const kept = lines("stopped.jsonl");
     expect(kept.length).toBeGreaterThanOrEqual(3);
     expect(kept.length).toBeLessThan(12);
-    expect(child.stderr()).toMatch(new RegExp(`stopped: ${kept.length} of 12 runs finished and kept in stopped\\.jsonl`));
+    expect(child.stderr()).toMatch(new RegExp(`stopped \\(SIGINT\\): ${kept.length} of 12 runs finished and kept in stopped\\.jsonl`));
     // Every kept line is a complete result, identical to the same run's line in a full sweep.
     const reference = new Set(lines("one.jsonl"));
     for (const line of kept) expect(reference.has(line)).toBe(true);
