@@ -1,7 +1,7 @@
 // `npm run bench [-- NAME… [options]]`: runs the named benchmark suites (all by default).
 // Each suite lives in bench/<name>.ts and exports `run(argv: string[]): Promise<void>`,
 // printing one JSON line per measurement on stdout.
-const SUITES = ["state", "spans", "spill", "worker", "sim"] as const;
+const SUITES = ["state", "spans", "spill", "worker", "sim", "sweep"] as const;
 type SuiteName = (typeof SUITES)[number];
 
 function isSuite(name: string): name is SuiteName {

@@ -4,3 +4,4 @@ export * from "./spans/index.js";
 export * from "./spill/index.js";
 export * from "./worker/index.js";
 export * from "./sim/index.js";
+export * from "./lab/index.js";

@@ -6,6 +6,8 @@ import { listCommand } from "./list-command.js";
 import { NETWORK_KINDS } from "../sim/network/registry.js";
 import { runCommand, type RunFlags } from "./run-command.js";
 import type { SimulatorApi } from "./simulator-api.js";
+import { addSweepCommands } from "./sweep-commands.js";
+import { runOptionsOf } from "./sweep-plan.js";
 import { validateCommand } from "./validate-command.js";
 import { packageVersion } from "./version.js";
 import { DEFAULT_WORKLOAD } from "./workload-source.js";
@@ -59,13 +61,15 @@ Examples:
   spanwork run shuffle --workers 8 --memory-limit 256MiB --html report.html
   spanwork run my-workload.yaml --seed 7 --json report.json --trace trace.json
   spanwork validate my-workload.yaml
+  spanwork sweep plan.yaml --out results.jsonl   # many runs over workloads, options and seeds
+  spanwork compare results.jsonl --html compare.html
 
 Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a run that ends incomplete).`,
     );
 
   const debugOption = (): Option => new Option("--debug", "print stack traces of failures");
 
-  program
+  const run = program
     .command("run")
     .description("run a simulated workload and print a summary")
     .argument("[workload]", `a built-in workload name (see \`spanwork list\`) or a JSON/YAML spec file (default: ${DEFAULT_WORKLOAD})`)
@@ -104,6 +108,8 @@ Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a ru
     .action(async (file: string) => {
       exit.code = validateCommand(file, io, await simulator());
     });
+
+  addSweepCommands(program, io, simulator, exit, runOptionsOf(run), debugOption);
 
   return program;
 }

@@ -37,9 +37,11 @@ function interrupted(signal: InterruptSignal): InterruptedError {
 /** Where `--json -` sends the report: stdout, instead of the summary. */
 const STDOUT_PATH = "-";
 
-/** `loadSimulator` is called only once the options are known to be good, so typos fail fast. */
-export async function runCommand(workloadArgument: string | undefined, flags: RunFlags, io: CliIo, loadSimulator: () => Promise<SimulatorApi>): Promise<number> {
-  // Everything the user typed is checked before the run, so a typo never costs a long simulation.
+/**
+ * The simulation options of `spanwork run`'s flags, each parsed strictly (CliUsageError naming
+ * the flag). `spanwork sweep` parses its axis values with it, so every run option is an axis.
+ */
+export function parseRunOptions(flags: RunFlags): SimOptions {
   const options: SimOptions = {};
   if (flags.workers !== undefined) options.workers = parseWholeNumber(flags.workers, "--workers", 1, LIMITS.workers);
   if (flags.threads !== undefined) options.threads = parseWholeNumber(flags.threads, "--threads", 1, LIMITS.threads);
@@ -47,6 +49,13 @@ export async function runCommand(workloadArgument: string | undefined, flags: Ru
   if (flags.seed !== undefined) options.seed = parseWholeNumber(flags.seed, "--seed", 0, Number.MAX_SAFE_INTEGER);
   if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, LIMITS.size);
   if (flags.network !== undefined) options.network = parseNetworkModel(flags.network);
+  return options;
+}
+
+/** `loadSimulator` is called only once the options are known to be good, so typos fail fast. */
+export async function runCommand(workloadArgument: string | undefined, flags: RunFlags, io: CliIo, loadSimulator: () => Promise<SimulatorApi>): Promise<number> {
+  // Everything the user typed is checked before the run, so a typo never costs a long simulation.
+  const options = parseRunOptions(flags);
   const jsonToStdout = flags.json === STDOUT_PATH;
   for (const [option, value] of [["--html", flags.html], ["--trace", flags.trace]] as const) {
     if (value === STDOUT_PATH) throw new CliUsageError(`${option}: writing to stdout ("-") is supported for --json only; give a file name`);

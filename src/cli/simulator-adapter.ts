@@ -42,7 +42,7 @@ export function realSimulator(): SimulatorApi {
         if (error instanceof GraphError || error instanceof SpecError) throw new SpecProblemsError([`${displayPath}: ${error.message}`]);
         throw error;
       }
-      return { name: spec.name ?? displayPath, outline: outline(spec), input: compiled, file: displayPath } satisfies CliWorkload;
+      return { name: spec.name ?? displayPath, outline: outline(spec), input: compiled, file: displayPath, spec } satisfies CliWorkload;
     },
 
     async simulate(workload, options) {
@@ -67,8 +67,9 @@ function chromeTrace(result: SimResult): ChromeTrace {
 }
 
 function outline(spec: WorkloadSpec): string {
-  const tasks = spec.tasks.reduce((sum, group) => sum + group.count, 0);
+  const tasks = spec.taskTable?.length ?? spec.tasks.reduce((sum, group) => sum + group.count, 0);
   const groups = spec.tasks.length;
   const faults = spec.faults.length;
-  return `${groups} task ${groups === 1 ? "group" : "groups"}, ${formatCount(tasks)} ${tasks === 1 ? "task" : "tasks"}${faults > 0 ? `, ${faults} ${faults === 1 ? "fault" : "faults"}` : ""}`;
+  const shape = spec.taskTable === undefined ? `${groups} task ${groups === 1 ? "group" : "groups"}` : "a task table";
+  return `${shape}, ${formatCount(tasks)} ${tasks === 1 ? "task" : "tasks"}${faults > 0 ? `, ${faults} ${faults === 1 ? "fault" : "faults"}` : ""}`;
 }

@@ -1,4 +1,5 @@
 import type { SimOptions, SimResult } from "../sim/report.js";
+import type { WorkloadSpec } from "../sim/spec.js";
 import type { Workload } from "../sim/workloads/index.js";
 
 // What the command needs from the simulator and the spans module, behind one narrow interface:
@@ -20,6 +21,8 @@ export interface CliWorkload {
   input: string | Workload;
   /** The spec file as the user named it; absent for a built-in workload. */
   file?: string;
+  /** The validated spec of a spec file, for commands that compile it per seed elsewhere (the sweep's threads). */
+  spec?: WorkloadSpec;
 }
 
 export interface SimulatorApi {

@@ -1,12 +1,2 @@
-import { readFileSync } from "node:fs";
-
-let cached: string | undefined;
-
-/** The package version from package.json, read once. */
-export function packageVersion(): string {
-  if (cached === undefined) {
-    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
-    cached = typeof manifest.version === "string" ? manifest.version : "0.0.0";
-  }
-  return cached;
-}
+// The command shows the package version; the sweep (src/lab) keys its results by it too.
+export { packageVersion } from "../util/package-version.js";

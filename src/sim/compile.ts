@@ -5,9 +5,18 @@ import { GraphBuilder, GraphError, type TaskGraph } from "./graph.js";
 import { Rng } from "./rng.js";
 import { SpecError, type DependencyPattern, type WorkloadSpec } from "./spec.js";
 import { explicitEntryIndex, explicitProblem, patternPath } from "./spec-checks.js";
+import { compileTaskTable, TASK_TABLE_FIELD } from "./task-table.js";
 
 /** Builds the graph of a validated spec. Throws SpecError for unknown explicit keys and cycles. */
 export function compileSpec(spec: WorkloadSpec, seed: number): TaskGraph {
+  if (spec.taskTable !== undefined) {
+    try {
+      return compileTaskTable(spec.taskTable, spec.name ?? "workload", spec.outputs);
+    } catch (error) {
+      if (error instanceof GraphError) throw new SpecError([`${TASK_TABLE_FIELD}: ${error.message}`]);
+      throw error;
+    }
+  }
   const rng = Rng.derive(seed, `graph:${spec.name ?? "workload"}`);
   const builder = new GraphBuilder();
   const firstId = new Map<string, number>();

@@ -18,6 +18,7 @@ export {
   type FaultSpec,
 } from "./spec.js";
 export { compileSpec } from "./compile.js";
+export { checkTaskTable, compileTaskTable, taskTableSchema, TASK_TABLE_FIELD, type TaskRow, type TaskRowInput } from "./task-table.js";
 export { GraphBuilder, GraphError, type TaskGraph, type TaskInit } from "./graph.js";
 export { Rng, hashString } from "./rng.js";
 export { sample, meanOf } from "./distributions.js";

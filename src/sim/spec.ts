@@ -8,6 +8,7 @@ import { escapeControlCharacters } from "../util/escape-control.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { NETWORK_KINDS } from "./network/registry.js";
 import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
+import { checkTaskTable, TASK_TABLE_FIELD, taskTableSchema, type TaskRow } from "./task-table.js";
 import { parseSize } from "./units.js";
 
 /** A spec that cannot be used, with one entry per problem ("tasks[2].duration.mean: expected a positive number"). */
@@ -222,8 +223,12 @@ export const workloadSchema = z
   })
   .strict();
 
-export type WorkloadSpec = z.infer<typeof workloadSchema>;
-export type WorkloadSpecInput = z.input<typeof workloadSchema>;
+/** A spec whose tasks are one row each (src/sim/task-table.ts) instead of groups. */
+export const taskTableWorkloadSchema = workloadSchema.omit({ tasks: true }).extend({ [TASK_TABLE_FIELD]: taskTableSchema }).strict();
+
+/** A validated spec. A per-task table spec has `taskTable` and no task groups (`tasks` is empty). */
+export type WorkloadSpec = z.infer<typeof workloadSchema> & { taskTable?: TaskRow[] };
+export type WorkloadSpecInput = z.input<typeof workloadSchema> | z.input<typeof taskTableWorkloadSchema>;
 
 export { formatPath };
 
@@ -265,6 +270,7 @@ function salvageFacts(input: unknown): SpecFacts | null {
  * explicit dependencies are found when the graph is built (`compileSpec`).
  */
 export function validateSpec(input: unknown): WorkloadSpec {
+  if (isPlainObject(input) && Object.hasOwn(input, TASK_TABLE_FIELD)) return validateTaskTableSpec(input);
   const parsed = workloadSchema.safeParse(input);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
@@ -274,6 +280,21 @@ export function validateSpec(input: unknown): WorkloadSpec {
   const problems = checkReferences(factsOf(parsed.data));
   if (problems.length > 0) throw new SpecError(problems);
   return parsed.data;
+}
+
+function validateTaskTableSpec(input: Record<string, unknown>): WorkloadSpec {
+  // A validated table spec carries `tasks: []`, and validating it again must give it back.
+  const { tasks, ...rest } = input;
+  if (tasks !== undefined && !(Array.isArray(tasks) && tasks.length === 0)) {
+    throw new SpecError([`${TASK_TABLE_FIELD}: a spec has either tasks (task groups) or ${TASK_TABLE_FIELD} (one row per task), not both`]);
+  }
+  const parsed = taskTableWorkloadSchema.safeParse(rest);
+  if (!parsed.success) {
+    throw new SpecError(parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`));
+  }
+  const problems = checkTaskTable(parsed.data.taskTable, parsed.data.outputs);
+  if (problems.length > 0) throw new SpecError(problems);
+  return { ...parsed.data, tasks: [] };
 }
 
 /** Reads a JSON (.json) or YAML (anything else) workload file and validates it. */

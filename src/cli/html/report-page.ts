@@ -7,8 +7,7 @@ import type { Chart, ChartContext } from "./chart.js";
 import { CHARTS } from "./charts.js";
 import { escapeHtml } from "./escape.js";
 import { timelineMarkers } from "./markers.js";
-import { REPORT_CSS } from "./page-assets.js";
-import { REPORT_SCRIPT } from "./page-script.js";
+import { selfContainedPage } from "./page-document.js";
 import { prefixColours } from "./palette.js";
 
 /** Rows of the fine-metrics table in the page; the rest are counted in a closing line. */
@@ -33,20 +32,7 @@ export function renderHtmlReport(report: SimReport, options: HtmlReportOptions =
   const context: ChartContext = { report, breakdown, prefixColours: prefixColours(byTime), markers: timelineMarkers(report) };
   const charts: Chart[] = registryNames(CHARTS).map((name) => ({ ...CHARTS[name].render(context), id: name }));
   const title = `spanwork report · ${report.workload}`;
-  return [
-    "<!DOCTYPE html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    // Forbids every fetch: the report must work offline and cannot leak anything when opened.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${REPORT_CSS}</style>`,
-    "</head>",
-    "<body>",
-    "<main>",
-    `<h1>${escapeHtml(title)}</h1>`,
+  return selfContainedPage(title, [
     `<p class="config">${escapeHtml(configLine(report))}</p>`,
     `<p class="status ${report.complete ? "ok" : "bad"}">${report.complete ? "✔" : "✘"} ${escapeHtml(report.completion)}</p>`,
     stuckSection(report),
@@ -56,13 +42,7 @@ export function renderHtmlReport(report: SimReport, options: HtmlReportOptions =
     workersTable(report),
     faultsSection(report),
     `<footer>${escapeHtml(options.generator ?? "spanwork")} · report schema version ${report.schemaVersion} · self-contained: charts are inline SVG, nothing is loaded from the network.</footer>`,
-    "</main>",
-    '<div id="tip" hidden></div>',
-    `<script>${REPORT_SCRIPT}</script>`,
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
+  ]);
 }
 
 function configLine(report: SimReport): string {
@@ -83,7 +63,7 @@ function keyFigures(report: SimReport): string {
   return `<div class="figures">${cells.join("")}</div>`;
 }
 
-function renderChart(chart: Chart): string {
+export function renderChart(chart: Chart): string {
   const legend = chart.legend.length === 0
     ? ""
     : `<ul class="legend">${chart.legend

@@ -15,6 +15,8 @@ export interface StackedBarsOptions {
   format: (value: number) => string;
   /** Bars drawn before the smallest are summarised in the note. */
   maxBars?: number;
+  /** Draw the bars in the order given (comparisons keep configurations side by side) instead of largest first. */
+  keepOrder?: boolean;
   /** Optional extra tooltip line for a segment (e.g. the count behind some bytes). */
   detail?: (stack: ActivityStack, activity: string) => string | undefined;
 }
@@ -40,7 +42,7 @@ export function stackedBarsChart(options: StackedBarsOptions): Chart {
       return { ...stack, segments, total: segments.reduce((sum, segment) => sum + segment.value, 0) };
     })
     .filter((stack) => stack.total > 0)
-    .sort((a, b) => b.total - a.total || compareText(a.label, b.label));
+    .sort((a, b) => (options.keepOrder === true ? 0 : b.total - a.total || compareText(a.label, b.label)));
   const shown = drawable.slice(0, maxBars);
   const hidden = drawable.slice(shown.length);
   const legend = legendFor(shown);
