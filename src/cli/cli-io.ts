@@ -27,6 +27,25 @@ function onProcessInterrupt(listener: (signal: InterruptSignal) => void): () => 
   };
 }
 
+let pipeGuarded = false;
+
+/**
+ * A reader that stops early (`spanwork run --json - | head`) closes the pipe: the output is no
+ * longer wanted, so the command ends quietly, as Unix tools do, instead of dying on EPIPE with
+ * a stack trace.
+ */
+function endQuietlyOnClosedPipe(): void {
+  if (pipeGuarded) return;
+  pipeGuarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+}
+
 export function processIo(): CliIo {
+  endQuietlyOnClosedPipe();
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), now: Date.now, onInterrupt: onProcessInterrupt };
 }
