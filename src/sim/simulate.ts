@@ -15,9 +15,10 @@ import type { TaskGraph } from "./graph.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
-import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult } from "./report.js";
+import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
+import { ExecutionTracker } from "./scheduler/executing.js";
 import { SimWorker } from "./sim-worker.js";
 import type { TaskModel } from "./simulated-executor.js";
 import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
@@ -118,6 +119,9 @@ class SimulationRun {
   /** Workers whose data may have changed since the last tick (memory monitor, find-missing). */
   private readonly dirty: Uint8Array;
   private dirtyCount = 0;
+  private readonly addressIndex = new Map<string, number>();
+  /** Per worker: the start time of each task it runs, for heartbeats. */
+  private readonly executing: ExecutionTracker[] = [];
 
   constructor(
     private readonly workload: Workload,
@@ -137,6 +141,7 @@ class SimulationRun {
     const bandwidth = options.bandwidth ?? cluster.bandwidth ?? DEFAULT_NETWORK.bandwidth;
     this.stallTimeout = options.stallTimeout ?? 600;
     const addresses = Array.from({ length: this.nworkers }, (_, i) => workerAddress(i));
+    addresses.forEach((address, i) => this.addressIndex.set(address, i));
     this.plan = resolveFaults(
       [
         { faults: workload.faults, where: "faults" },
@@ -155,7 +160,7 @@ class SimulationRun {
       addresses,
       dice: this.dice,
       latency: this.networkKind === "instant" ? 0 : latency,
-      log: this.report,
+      log: { record: (transfer) => this.transferDone(transfer), countFault: (kind, time) => this.report.countFault(kind, time) },
       onActivity: () => (this.lastActivity = this.clock.now()),
       onSettled: (to) => this.markDirty(to),
     });
@@ -170,6 +175,12 @@ class SimulationRun {
         requestFlush: () => this.requestTick(),
         runSpec: (id) => this.taskModel(id),
         onProgress: () => this.progress(),
+        now: () => this.clock.now(),
+        setTimer: (at, callback) => void this.clock.setTimer(at, callback),
+        executing: (worker, visit) => this.executing[worker]!.visit(visit),
+        abort: (error) => void this.clock.setTimer(this.clock.now(), () => {
+          throw error;
+        }),
       },
     );
     this.dirty = new Uint8Array(this.nworkers);
@@ -199,11 +210,13 @@ class SimulationRun {
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
+    const executing = new ExecutionTracker(executor);
+    this.executing.push(executing);
     const worker: Worker = new Worker({
       address,
       nthreads: this.nthreads,
       clock: this.clock,
-      executor,
+      executor: executing,
       transport: this.transport,
       send: (message) => this.receive(index, message),
       memoryLimit: limit,
@@ -242,6 +255,14 @@ class SimulationRun {
   }
 
   // ---- message flow ----
+
+  /** A transfer ended: into the report, and (when it succeeded) into the receiver's bandwidth estimate. */
+  private transferDone(transfer: TransferRecord): void {
+    this.report.record(transfer);
+    if (transfer.outcome !== "ok") return;
+    const to = this.addressIndex.get(transfer.to);
+    if (to !== undefined) this.scheduler.cluster.observeTransfer(to, transfer.bytes, transfer.end - transfer.start);
+  }
 
   private receive(worker: number, message: SendMessageToScheduler): void {
     if (message.op !== "request-refresh-who-has") this.lastActivity = this.clock.now();
@@ -350,8 +371,9 @@ class SimulationRun {
       await this.clock.run(this.options.signal === undefined ? {} : { signal: this.options.signal });
     } catch (error) {
       // A stall ends the run; the report names the unfinished tasks.
-      if (!(error instanceof StallSignal)) throw error;
+      if (!(error instanceof StallSignal) && this.scheduler.failure === null) throw error;
     }
+    if (this.scheduler.failure !== null) throw new SimulationError(this.scheduler.failure.message, { cause: this.scheduler.failure });
     if (this.internalError !== null) {
       const error = this.internalError;
       throw new SimulationError(

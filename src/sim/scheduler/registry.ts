@@ -2,16 +2,18 @@
 // (`dask:stealing=false`, `{ name: "dask", options: { stealing: false } }`), or a loaded
 // user module's factory (user-policy.ts).
 import { isRegistryName, registryEntry, registryNames } from "../../util/registry.js";
+import { daskPolicy } from "./policies/dask.js";
 import { localityPolicy } from "./policies/locality.js";
 import type { PolicyEntry, PolicyFactory, PolicyOptionValue } from "./policy.js";
 
 export const schedulerPolicies = {
+  dask: daskPolicy,
   locality: localityPolicy,
 } as const satisfies Record<string, PolicyEntry>;
 
 export type SchedulerPolicyName = keyof typeof schedulerPolicies;
 export const SCHEDULER_POLICY_NAMES = registryNames(schedulerPolicies);
-export const DEFAULT_SCHEDULER_POLICY: SchedulerPolicyName = "locality";
+export const DEFAULT_SCHEDULER_POLICY: SchedulerPolicyName = "dask";
 
 /** A bad policy name or option: one line naming it. */
 export class PolicySelectionError extends Error {
