@@ -37,3 +37,5 @@ export {
   type ResolvedPolicy,
   type SchedulerPolicyName,
 } from "./registry.js";
+export { loadPolicy } from "./user-policy.js";
+export { bottomLevels, plan as blevelPlan } from "./policies/blevel.js";

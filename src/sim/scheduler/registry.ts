@@ -2,13 +2,19 @@
 // (`dask:stealing=false`, `{ name: "dask", options: { stealing: false } }`), or a loaded
 // user module's factory (user-policy.ts).
 import { isRegistryName, registryEntry, registryNames } from "../../util/registry.js";
+import { blevelPolicy } from "./policies/blevel.js";
 import { daskPolicy } from "./policies/dask.js";
 import { localityPolicy } from "./policies/locality.js";
+import { randomPolicy } from "./policies/random.js";
+import { roundRobinPolicy } from "./policies/round-robin.js";
 import type { PolicyEntry, PolicyFactory, PolicyOptionValue } from "./policy.js";
 
 export const schedulerPolicies = {
   dask: daskPolicy,
   locality: localityPolicy,
+  random: randomPolicy,
+  "round-robin": roundRobinPolicy,
+  blevel: blevelPolicy,
 } as const satisfies Record<string, PolicyEntry>;
 
 export type SchedulerPolicyName = keyof typeof schedulerPolicies;
