@@ -15,10 +15,12 @@ import type { TaskGraph } from "./graph.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
-import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
+import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type StealRecord, type TransferRecord } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
 import { ExecutionTracker } from "./scheduler/executing.js";
+import { PolicySelectionError, type ResolvedPolicy } from "./scheduler/registry.js";
+import { loadPolicy } from "./scheduler/user-policy.js";
 import { SimWorker } from "./sim-worker.js";
 import type { TaskModel } from "./simulated-executor.js";
 import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
@@ -85,8 +87,18 @@ export async function simulate(input: SimInput, options: SimOptions = {}): Promi
   const workersHint = options.workers ?? presetWorkers ?? DEFAULT_WORKERS;
   const threadsHint = options.threads ?? DEFAULT_THREADS;
   const workload = workloadOfInput(input, options, seed, workersHint, threadsHint);
-  const run = new SimulationRun(workload, options, seed);
+  const run = new SimulationRun(workload, options, seed, await schedulerPolicy(options.scheduler ?? workload.cluster.scheduler));
   return run.execute();
+}
+
+/** The run's placement policy, a module loaded when it names a path (relative to the working directory). */
+async function schedulerPolicy(selection: SimOptions["scheduler"]): Promise<ResolvedPolicy> {
+  try {
+    return await loadPolicy(selection, process.cwd());
+  } catch (error) {
+    if (error instanceof PolicySelectionError) throw new SimulationError(error.message, { cause: error });
+    throw error;
+  }
 }
 
 /** One run: builds the cluster, drives the clock, collects the report. */
@@ -127,6 +139,7 @@ class SimulationRun {
     private readonly workload: Workload,
     private readonly options: SimOptions,
     private readonly seed: number,
+    policy: ResolvedPolicy,
   ) {
     const cluster = workload.cluster;
     this.graph = workload.graph;
@@ -182,6 +195,7 @@ class SimulationRun {
           throw error;
         }),
       },
+      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000 },
     );
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
@@ -415,9 +429,25 @@ class SimulationRun {
       complete,
       completion,
       stuck,
+      scheduler: this.schedulerSummary(),
+      steals: this.stealRecords(),
       workerStates: this.workers.map((sim) => ({ worker: sim.worker, disk: sim.disk, died: sim.died })),
       memory: this.memory,
     });
+  }
+
+  private schedulerSummary(): SimReport["scheduler"] {
+    const options = Object.create(null) as Record<string, string | number | boolean>;
+    // JSON has no Infinity: an infinite option (worker-saturation=inf) is written as typed.
+    for (const [key, value] of Object.entries(this.scheduler.policyOptions)) options[key] = typeof value === "number" && !Number.isFinite(value) ? String(value).replace("Infinity", "inf") : value;
+    return { policy: this.scheduler.policyName, options, steals: { ...this.scheduler.steals.counts } };
+  }
+
+  private stealRecords(): { records: StealRecord[]; dropped: number } {
+    const ledger = this.scheduler.steals;
+    const address = (w: number) => this.workers[w]!.address;
+    const records = ledger.events.map((e) => ({ time: e.time, key: this.graph.keys[e.task]!, victim: address(e.victim), thief: address(e.thief), outcome: e.outcome }));
+    return { records, dropped: ledger.dropped };
   }
 
   private stuckTasks(): NonNullable<SimReport["stuck"]> {
