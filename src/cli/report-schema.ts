@@ -49,7 +49,9 @@ const memorySample = z.object({
   spilledBytes: nonNegative,
 });
 
-const optionValue = z.union([z.string(), z.number(), z.boolean()]);
+// Described branches: zod would write a union of bare primitive types as `type: [...]`, which
+// strict validators (ajv's strictTypes) refuse; this keeps it an anyOf.
+const optionValue = z.union([z.string().describe("a string option"), z.number().describe("a number option (Infinity is written \"inf\")"), z.boolean().describe("a boolean option")]);
 
 const schedulerSummary = z.object({
   policy: z.string(),
