@@ -224,7 +224,10 @@ class SimulationRun {
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
-    const executing = new ExecutionTracker(executor);
+    const executing = new ExecutionTracker(executor, (key) => {
+      const state = worker.state.tasks.get(key)?.state;
+      return state === "executing" || state === "long-running";
+    });
     this.executing.push(executing);
     const worker: Worker = new Worker({
       address,

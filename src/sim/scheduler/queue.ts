@@ -9,8 +9,8 @@ export class TaskQueue implements QueueView {
   private readonly inHeap: Uint8Array;
   private readonly queued: Uint8Array;
   private count = 0;
-  /** Entries popped by `peek` and not yet pushed back. */
-  private held: number[] = [];
+  /** Entries popped by `peek` and not yet pushed back (reused: no array per peek). */
+  private readonly held: number[] = [];
 
   constructor(private readonly order: Int32Array) {
     this.inHeap = new Uint8Array(order.length);
@@ -46,7 +46,7 @@ export class TaskQueue implements QueueView {
       if (task === undefined) break;
       if (this.queued[task] === 1) out.push(task);
     }
-    this.held = out.slice();
+    for (const task of out) this.held.push(task);
     return out;
   }
 
@@ -54,7 +54,7 @@ export class TaskQueue implements QueueView {
   restore(): void {
     if (this.held.length === 0) return;
     for (const task of this.held) if (this.queued[task] === 1 && this.inHeap[task] === 0) this.push(task);
-    this.held = [];
+    this.held.length = 0;
   }
 
   private push(task: number): void {

@@ -12,6 +12,8 @@ import { WorkerClasses } from "./dask-workers.js";
 /** The stimuli after which dask pops its queue (stimulus_queue_slots_maybe_opened). */
 const QUEUE_POPPING: ReadonlySet<Stimulus> = new Set<Stimulus>(["task-finished", "task-erred", "long-running", "unpause"]);
 
+const NOTHING: readonly number[] = Object.freeze([]);
+
 /** Per task group: what is_rootish needs (scheduler.md §6.2). */
 interface GroupFigures {
   readonly size: Int32Array;
@@ -86,11 +88,11 @@ class DaskPolicy implements SchedulerPolicy {
     return this.classes.saturation === Infinity ? this.rootishQueuingDisabled(task) : this.rootishQueuingEnabled();
   }
 
-  releaseQueued(stimulus: Stimulus, queue: QueueView): number[] {
-    if (!QUEUE_POPPING.has(stimulus) || queue.size === 0) return [];
+  releaseQueued(stimulus: Stimulus, queue: QueueView): readonly number[] {
+    if (!QUEUE_POPPING.has(stimulus) || queue.size === 0) return NOTHING;
     let slots = 0;
     for (const w of this.cluster.byAddress) if (this.classes.idleTaskCount[w] === 1) slots += this.classes.slots(w);
-    if (slots <= 0) return [];
+    if (slots <= 0) return NOTHING;
     // peekn(n) into a recommendations dict, drained last-in-first-out: the worst of the batch first.
     return queue.peek(slots).reverse();
   }
