@@ -73,6 +73,15 @@ describe("baseline policies", () => {
     expect(placements(3).every((keys) => keys.length > 0)).toBe(true);
   });
 
+  it("locality: root-ish tasks always queue and are released after any stimulus, best first", () => {
+    const h = harness(graphOf(independent(10)), 2, 1, { policy: "locality" });
+    h.scheduler.start();
+    expect(h.keysOf(h.flush())).toEqual([["t-0", "t-2"], ["t-1", "t-3"]]);
+    h.scheduler.handleMessage(1, { kind: "RescheduleMsg", op: "reschedule", key: "t-1", stimulusId: "r" } as never);
+    // t-1 comes back to the queue (its group is root-ish) and the same stimulus releases it again.
+    expect(h.keysOf(h.flush())).toEqual([[], ["t-1"]]);
+  });
+
   it("locality: the worker holding most dependency bytes, whatever its load", () => {
     const graph = graphOf([
       ["big-0", [], 1000],

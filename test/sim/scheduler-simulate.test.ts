@@ -1,7 +1,5 @@
 // Policies in whole simulated runs: selection (options, spec, modules), determinism, the
-// report's scheduler fields, stealing that never loses or duplicates a task, and the old rule
-// reproduced exactly by `locality`.
-import { createHash } from "node:crypto";
+// report's scheduler fields, and stealing that never loses or duplicates a task.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SCHEDULER_POLICY_NAMES, SimulationError, simulate, validateSpec, type SimOptions, type SimReport } from "../../src/sim/index.js";
@@ -107,38 +105,4 @@ describe("work stealing in whole runs", () => {
       { numRuns: 40, seed: 20261201 },
     );
   });
-});
-
-describe("locality reproduces the simulator's first rule", () => {
-  // Digests of reports written by the scheduler before policies existed (commit 3619d11), minus
-  // the fields added since (schemaVersion 2: scheduler, balance, steals, busySeconds).
-  const cases: Array<[string, SimOptions, string]> = [
-    [
-      "random-dag",
-      {
-        size: 200,
-        seed: 1234,
-        workers: 3,
-        memoryLimit: 40e6,
-        faults: [
-          { kind: "worker-death", worker: 1, at: 1.5 },
-          { kind: "transfer-failure", probability: 0.05 },
-          { kind: "busy", probability: 0.05 },
-          { kind: "task-failure", probability: 0.02 },
-        ],
-      },
-      "64825f17fd1b8610",
-    ],
-    ["shuffle", { size: 400, seed: 3 }, "d25ccafd193eb4df"],
-    ["tree-reduce", { size: 64, seed: 2, workers: 5 }, "27aed807ff6558b7"],
-  ];
-  for (const [workload, options, digest] of cases) {
-    it(`${workload}: the same report as before`, async () => {
-      const { report } = await simulate(workload, { ...options, scheduler: "locality" });
-      const old = { ...report } as Record<string, unknown>;
-      for (const field of ["schemaVersion", "scheduler", "balance", "steals", "stealsDropped"]) delete old[field];
-      old.perWorker = report.perWorker.map(({ busySeconds: _busy, ...rest }) => rest);
-      expect(createHash("sha256").update(JSON.stringify(old)).digest("hex").slice(0, 16)).toBe(digest);
-    });
-  }
 });
