@@ -17,8 +17,9 @@ import type { TaskGraph } from "../graph.js";
 import { ClusterState } from "./cluster.js";
 import { Lifecycle, TaskStatus } from "./lifecycle.js";
 import { Outbox } from "./outbox.js";
-import { PolicyError, describeAnswer } from "./policy-error.js";
-import { NO_WORKER, QUEUE, type DecisionOrigin, type PolicyContext, type SchedulerPolicy, type Stimulus } from "./policy.js";
+import { GuardedPolicy } from "./guarded-policy.js";
+import { PolicyError } from "./policy-error.js";
+import { NO_WORKER, QUEUE, type DecisionOrigin, type PolicyContext, type Stimulus } from "./policy.js";
 import { TaskQueue } from "./queue.js";
 import { resolvePolicy, type PolicySelection, type ResolvedPolicy } from "./registry.js";
 import { Rng } from "../rng.js";
@@ -62,9 +63,7 @@ export class SchedulerCore extends Lifecycle {
   readonly policyName: string;
   readonly policyOptions: ResolvedPolicy["options"];
   readonly steals: StealLedger;
-  /** Set once the policy failed; the core then does nothing more. */
-  failure: PolicyError | null = null;
-  private readonly policy: SchedulerPolicy;
+  private readonly policy: GuardedPolicy;
   private readonly queue: TaskQueue;
   private readonly outbox: Outbox;
   private readonly ticker: Ticker | null;
@@ -98,21 +97,26 @@ export class SchedulerCore extends Lifecycle {
       requestSteal: (task, thief) => this.requestSteal(task, thief),
       stealInFlight: (task) => this.steals.has(task),
     };
+    let created;
     try {
-      this.policy = resolved.create(context);
+      created = resolved.create(context);
     } catch (error) {
       throw new PolicyError(this.policyName, "creating the policy", error);
     }
-    if (typeof this.policy !== "object" || this.policy === null || typeof this.policy.decideWorker !== "function") {
-      throw new PolicyError(this.policyName, "creating the policy", "its factory must return an object with a decideWorker(task, origin) method");
-    }
+    this.policy = new GuardedPolicy(this.policyName, created, graph, cluster);
+    const balanceInterval = this.policy.balanceInterval;
     this.ticker =
       host.now !== undefined && host.setTimer !== undefined
         ? new Ticker(host.now, host.setTimer, [
             { interval: heartbeatInterval(workers.length), run: () => this.heartbeat() },
-            ...(this.policy.balance !== undefined ? [{ interval: this.policy.balanceInterval ?? 0.1, run: () => this.balance() }] : []),
+            ...(balanceInterval !== null ? [{ interval: balanceInterval, run: () => this.balance() }] : []),
           ])
         : null;
+  }
+
+  /** Set once the policy failed; the core then does nothing more. */
+  get failure(): PolicyError | null {
+    return this.policy.failure;
   }
 
   // ---- driving ----
@@ -257,7 +261,7 @@ export class SchedulerCore extends Lifecycle {
     const id = this.graph.idOf(key);
     if (id === undefined || this.cluster.processingWorker[id] !== worker) return;
     if (computeDuration !== null) this.cluster.addSecededDuration(this.cluster.prefixIds[id]!, computeDuration);
-    if (this.cluster.addToLongRunning(id)) this.callHook("onLongRunning", id, worker);
+    if (this.cluster.addToLongRunning(id)) this.policy.onLongRunning(id, worker);
   }
 
   private rescheduled(worker: number, key: Key): void {
@@ -282,10 +286,10 @@ export class SchedulerCore extends Lifecycle {
   private requestSteal(task: number, thief: number): boolean {
     if (this.failure !== null) return false;
     if (!Number.isInteger(task) || task < 0 || task >= this.graph.size) {
-      this.policyFailed("requestSteal", `task ${String(task)} is not a task id (0–${this.graph.size - 1})`);
+      this.policy.fail("requestSteal", `task ${String(task)} is not a task id (0–${this.graph.size - 1})`);
     }
     if (!Number.isInteger(thief) || thief < 0 || thief >= this.cluster.workers.length) {
-      this.policyFailed("requestSteal", `thief ${String(thief)} is not a worker (${this.cluster.workers.length} workers)`, task);
+      this.policy.fail("requestSteal", `thief ${String(thief)} is not a worker (${this.cluster.workers.length} workers)`, task);
     }
     const victim = this.cluster.processingWorker[task]!;
     if (victim < 0 || victim === thief || this.steals.has(task) || this.cluster.workers[thief]!.status !== "running") return false;
@@ -307,7 +311,7 @@ export class SchedulerCore extends Lifecycle {
       this.cluster.addToProcessing(id, thief);
       this.sendCompute(id, thief);
       this.steals.record(now, id, victim, thief, "confirmed");
-      this.callStealEnded(id, victim, thief, "confirmed");
+      this.policy.onStealEnded(id, victim, thief, "confirmed");
     } else if (verdict === "reschedule" || verdict === "confirm") {
       if (this.status[id] === TaskStatus.Processing && this.cluster.processingWorker[id] === victim) {
         this.dropProcessing(id, "released");
@@ -316,11 +320,11 @@ export class SchedulerCore extends Lifecycle {
         this.recountWaiting(id);
       }
       this.steals.record(now, id, victim, thief, "rescheduled");
-      this.callStealEnded(id, victim, thief, "rescheduled");
+      this.policy.onStealEnded(id, victim, thief, "rescheduled");
     } else {
       // Started, finished, or a state dask does not expect ("error", "fetch"): it stays.
       this.steals.record(now, id, victim, thief, "rejected");
-      this.callStealEnded(id, victim, thief, "rejected");
+      this.policy.onStealEnded(id, victim, thief, "rejected");
     }
   }
 
@@ -328,7 +332,7 @@ export class SchedulerCore extends Lifecycle {
 
   /** Asks the policy where a ready task goes and carries it out. */
   protected override place(id: number, origin: DecisionOrigin): void {
-    const worker = this.decide(id, origin);
+    const worker = this.policy.decideWorker(id, origin);
     if (worker === QUEUE) {
       if (origin !== "queued") {
         this.status[id] = TaskStatus.Queued;
@@ -349,37 +353,11 @@ export class SchedulerCore extends Lifecycle {
     this.queue.delete(id);
   }
 
-  private decide(id: number, origin: DecisionOrigin): number {
-    let worker: number;
-    try {
-      worker = this.policy.decideWorker(id, origin);
-    } catch (error) {
-      this.policyFailed(`decideWorker(task "${this.graph.keys[id]}", "${origin}")`, error);
-    }
-    if (worker === QUEUE || worker === NO_WORKER) return worker;
-    const workers = this.cluster.workers;
-    if (!Number.isInteger(worker) || worker < 0 || worker >= workers.length || workers[worker]!.status !== "running") {
-      this.policyFailed(`decideWorker(task "${this.graph.keys[id]}", "${origin}")`, describeAnswer(worker, workers));
-    }
-    return worker;
-  }
-
   /** Offers queued tasks to the policy after a stimulus (dask's stimulus_queue_slots_maybe_opened). */
   private releaseQueued(stimulus: Stimulus): void {
-    const release = this.policy.releaseQueued;
-    if (release === undefined || this.queue.size === 0) return;
-    let offered: Iterable<number>;
+    if (this.queue.size === 0) return;
     try {
-      offered = release.call(this.policy, stimulus, this.queue);
-      for (const id of offered) {
-        if (!Number.isInteger(id) || !this.queue.has(id)) {
-          this.policyFailed(`releaseQueued("${stimulus}")`, `it offered ${typeof id === "number" && id >= 0 && id < this.graph.size ? `task "${this.graph.keys[id]}", which is not queued` : `${String(id)}, which is not a task id`}`);
-        }
-        this.place(id, "queued");
-      }
-    } catch (error) {
-      if (error instanceof PolicyError) throw error;
-      this.policyFailed(`releaseQueued("${stimulus}")`, error);
+      this.policy.releaseQueued(stimulus, this.queue, (id) => this.place(id, "queued"));
     } finally {
       this.queue.restore();
     }
@@ -389,7 +367,7 @@ export class SchedulerCore extends Lifecycle {
     this.status[id] = TaskStatus.Processing;
     this.cluster.addToProcessing(id, worker);
     this.cluster.assignments++;
-    this.callHook("onProcessing", id, worker);
+    this.policy.onProcessing(id, worker);
     this.sendCompute(id, worker);
     this.ticker?.wake();
   }
@@ -428,11 +406,11 @@ export class SchedulerCore extends Lifecycle {
   protected override dropProcessing(id: number, exit: "memory" | "erred" | "released"): number {
     const worker = this.cluster.removeFromProcessing(id);
     if (worker < 0) return worker;
-    this.callHook("onLeftProcessing", id, worker, exit);
+    this.policy.onLeftProcessing(id, worker, exit);
     const aborted = this.steals.abort(id);
     if (aborted !== null) {
       this.steals.record(this.cluster.now, id, aborted.victim, aborted.thief, "aborted");
-      this.callStealEnded(id, aborted.victim, aborted.thief, "aborted");
+      this.policy.onStealEnded(id, aborted.victim, aborted.thief, "aborted");
     }
     return worker;
   }
@@ -483,14 +461,7 @@ export class SchedulerCore extends Lifecycle {
 
   private balance(): boolean {
     if (this.failure !== null) return false;
-    this.guard(() => {
-      try {
-        this.policy.balance!();
-      } catch (error) {
-        if (error instanceof PolicyError) throw error;
-        this.policyFailed(`balance() at t=${this.cluster.now}`, error);
-      }
-    });
+    this.guard(() => this.policy.balance());
     return this.failure === null && this.anyProcessing();
   }
 
@@ -502,44 +473,7 @@ export class SchedulerCore extends Lifecycle {
   // ---- policy calls ----
 
   private notifyStatus(worker: number): void {
-    this.callHook("onWorkerStatus", worker, this.cluster.workers[worker]!.status);
-  }
-
-  private callHook<N extends "onProcessing" | "onLongRunning" | "onLeftProcessing" | "onWorkerStatus">(
-    name: N,
-    ...args: Parameters<NonNullable<SchedulerPolicy[N]>>
-  ): void {
-    const hook = this.policy[name] as ((...a: typeof args) => void) | undefined;
-    if (hook === undefined) return;
-    try {
-      hook.apply(this.policy, args);
-    } catch (error) {
-      this.policyFailed(`${name}(${this.describeArgs(args)})`, error);
-    }
-  }
-
-  private callStealEnded(task: number, victim: number, thief: number, outcome: "confirmed" | "rejected" | "rescheduled" | "aborted"): void {
-    const hook = this.policy.onStealEnded;
-    if (hook === undefined) return;
-    try {
-      hook.call(this.policy, task, victim, thief, outcome);
-    } catch (error) {
-      this.policyFailed(`onStealEnded(task "${this.graph.keys[task]}", ${victim}, ${thief}, "${outcome}")`, error);
-    }
-  }
-
-  private describeArgs(args: readonly unknown[]): string {
-    const [task, ...rest] = args;
-    const head = typeof task === "number" && args.length > 1 ? `task "${this.graph.keys[task]}"` : String(task);
-    return [head, ...rest.map((a) => (typeof a === "string" ? `"${a}"` : String(a)))].join(", ");
-  }
-
-  private policyFailed(call: string, cause: unknown, task?: number): never {
-    const where = task === undefined ? call : `${call} for task "${this.graph.keys[task]}"`;
-    const error = new PolicyError(this.policyName, where, cause);
-    // Recorded at once: a policy that catches the throw does not get to carry on.
-    this.failure ??= error;
-    throw error;
+    this.policy.onWorkerStatus(worker, this.cluster.workers[worker]!.status);
   }
 
   /** Runs a stimulus; a policy failure stops the core for good and is handed to the host. */
@@ -548,7 +482,7 @@ export class SchedulerCore extends Lifecycle {
       body();
     } catch (error) {
       if (!(error instanceof PolicyError)) throw error;
-      this.failure ??= error;
+      this.policy.failure ??= error;
     }
     if (this.failure === null || this.stopped) return;
     this.stopped = true;
