@@ -69,6 +69,8 @@ export class GuardedPolicy {
     }
   }
 
+  // One method per hook rather than a generic wrapper: they run for every task, and a closure
+  // per call would allocate.
   onProcessing(task: number, worker: number): void {
     if (this.policy.onProcessing === undefined) return;
     try {
