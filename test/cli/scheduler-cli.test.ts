@@ -1,5 +1,8 @@
 // `--scheduler` and `spanwork list --schedulers`, in-process against the fake simulator: the
 // selection is checked (and a module loaded) before the run, bad ones exit 2 in one line.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
@@ -51,5 +54,21 @@ describe("spanwork list --schedulers", () => {
     expect(lines).toContainEqual(expect.stringMatching(/^ +stealing=true +work stealing/));
     for (const name of ["locality", "random", "round-robin", "blevel"]) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${name} +\\w`)));
     expect(lines.at(-1)).toMatch(/or a path to a \.ts\/\.js\/\.mjs module/);
+  });
+});
+
+describe("a policy module that misbehaves (real simulator)", () => {
+  it("stops the run with exit 2 and one line naming the policy, the call and the task", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spanwork-policy-"));
+    try {
+      writeFileSync(join(dir, "bad.mjs"), "export default (context) => ({ decideWorker: (task) => (context.cluster.assignments < 5 ? 0 : 42) });\n");
+      const captured = captureIo({ cwd: dir });
+      const code = await main(["run", "map", "--size", "30", "-q", "--scheduler", "./bad.mjs"], { io: captured.io });
+      expect(code).toBe(2);
+      expect(captured.stderr()).toMatch(/^error: scheduler policy "\.\/bad\.mjs": decideWorker\(task "map-\d+", "(ready|queued)"\): returned 42, which is not a worker id \(0–3\), QUEUE \(-2\) or NO_WORKER \(-1\)\n$/);
+      expect(captured.stdout()).toBe("");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
