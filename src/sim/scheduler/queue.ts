@@ -1,11 +1,13 @@
 // The scheduler's queue of root-ish tasks waiting for a worker slot (dask's `queued` HeapSet),
 // ordered by priority rank. A task is in the heap at most once: leaving the queue (placed,
 // taken back by a recompute) leaves a stale entry that is skipped when it surfaces, and a task
-// queued again while its old entry is still there reuses it (its rank never changes).
+// queued again while its old entry is still there reuses it (its rank never changes). The
+// heap is the simulator's one min-heap (src/util/min-heap.ts), ranked by priority.
+import { RankedMinHeap } from "../../util/min-heap.js";
 import type { QueueView } from "./policy.js";
 
 export class TaskQueue implements QueueView {
-  private readonly heap: number[] = [];
+  private readonly heap = new RankedMinHeap<number>();
   private readonly inHeap: Uint8Array;
   private readonly queued: Uint8Array;
   private count = 0;
@@ -58,41 +60,13 @@ export class TaskQueue implements QueueView {
   }
 
   private push(task: number): void {
-    const heap = this.heap;
-    const order = this.order;
     this.inHeap[task] = 1;
-    heap.push(task);
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (order[heap[parent]!]! <= order[task]!) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-    }
-    heap[i] = task;
+    this.heap.push(this.order[task]!, task);
   }
 
   private pop(): number | undefined {
-    const heap = this.heap;
-    if (heap.length === 0) return undefined;
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length > 0) {
-      const order = this.order;
-      const n = heap.length;
-      let i = 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        if (left >= n) break;
-        const right = left + 1;
-        const child = right < n && order[heap[right]!]! < order[heap[left]!]! ? right : left;
-        if (order[heap[child]!]! >= order[last]!) break;
-        heap[i] = heap[child]!;
-        i = child;
-      }
-      heap[i] = last;
-    }
-    this.inHeap[top] = 0;
-    return top;
+    const task = this.heap.pop();
+    if (task !== undefined) this.inHeap[task] = 0;
+    return task;
   }
 }
