@@ -8,7 +8,7 @@ import {
   isPolicyPath,
   parsePolicySelection,
   resolvePolicy,
-  schedulerPolicies,
+  SCHEDULER_POLICIES,
   type ResolvedPolicy,
 } from "../sim/scheduler/registry.js";
 import { loadPolicy } from "../sim/scheduler/user-policy.js";
@@ -48,7 +48,7 @@ export interface SchedulerListing {
 
 export function schedulerListings(): SchedulerListing[] {
   return SCHEDULER_POLICY_NAMES.map((name) => {
-    const entry = schedulerPolicies[name];
+    const entry = SCHEDULER_POLICIES[name];
     return {
       name,
       description: entry.description,

@@ -25,7 +25,7 @@ export { sample, meanOf } from "./distributions.js";
 export { parseSize, formatBytes } from "./units.js";
 export { Scheduler, TaskStatus, TASK_STATUS_NAMES, type SchedulerHost, type SchedulerOptions } from "./scheduler.js";
 export {
-  schedulerPolicies,
+  SCHEDULER_POLICIES,
   SCHEDULER_POLICY_NAMES,
   DEFAULT_SCHEDULER_POLICY,
   NO_WORKER,

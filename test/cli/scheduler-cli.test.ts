@@ -45,9 +45,11 @@ describe("--scheduler", () => {
   });
 });
 
-describe("spanwork list --schedulers", () => {
-  it("lists every policy with its description and options, the default marked", async () => {
-    const result = await run(["list", "--schedulers"]);
+describe("spanwork list schedulers", () => {
+  it("lists every policy with its description and options, the default marked; --schedulers says the same", async () => {
+    const result = await run(["list", "schedulers"]);
+    expect((await run(["list", "--schedulers"])).stdout).toBe(result.stdout);
+    expect((await run(["list", "networks", "--schedulers"])).code).toBe(2);
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^dask +dask 2022\.12\.1: .*\(default\)$/);

@@ -1,7 +1,7 @@
 // The dask policy against placements one can work out by hand from scheduler.md §4–§7, and
 // dask's own test_steal.py::test_balance table.
 import { describe, expect, it } from "vitest";
-import { schedulerPolicies, type PolicyFactory, type SchedulerPolicy } from "../../src/sim/scheduler/index.js";
+import { SCHEDULER_POLICIES, type PolicyFactory, type SchedulerPolicy } from "../../src/sim/scheduler/index.js";
 import { AddKeysMsg } from "../../src/state/index.js";
 import { graphOf, harness } from "./scheduler-harness.js";
 
@@ -136,7 +136,7 @@ describe("dask placement: root-ish queuing", () => {
 /** The dask policy, except that tasks listed in `pins` go where the test says (like `workers=`). */
 function pinned(pins: Map<number, number>): PolicyFactory {
   return (context) => {
-    const inner: SchedulerPolicy = schedulerPolicies.dask.create(context);
+    const inner: SchedulerPolicy = SCHEDULER_POLICIES.dask.create(context);
     return {
       decideWorker: (task, origin) => pins.get(task) ?? inner.decideWorker(task, origin),
       releaseQueued: (stimulus, queue) => inner.releaseQueued!(stimulus, queue),

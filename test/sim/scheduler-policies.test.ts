@@ -11,7 +11,7 @@ import {
   bottomLevels,
   loadPolicy,
   resolvePolicy,
-  schedulerPolicies,
+  SCHEDULER_POLICIES,
   type PolicyFactory,
 } from "../../src/sim/scheduler/index.js";
 import { graphOf, harness } from "./scheduler-harness.js";
@@ -22,7 +22,7 @@ const independent = (n: number): Array<[string, string[]]> => Array.from({ lengt
 describe("the policy registry", () => {
   it("lists the built-in policies in order, dask first, each with a description", () => {
     expect(SCHEDULER_POLICY_NAMES).toEqual(["dask", "locality", "random", "round-robin", "blevel"]);
-    for (const name of SCHEDULER_POLICY_NAMES) expect(schedulerPolicies[name].description).toMatch(/\w{4}/);
+    for (const name of SCHEDULER_POLICY_NAMES) expect(SCHEDULER_POLICIES[name].description).toMatch(/\w{4}/);
   });
 
   it("parses NAME:key=value options, types them and fills defaults", () => {

@@ -25,7 +25,7 @@ export {
   type WorkerView,
 } from "./policy.js";
 export {
-  schedulerPolicies,
+  SCHEDULER_POLICIES,
   SCHEDULER_POLICY_NAMES,
   DEFAULT_SCHEDULER_POLICY,
   PolicySelectionError,

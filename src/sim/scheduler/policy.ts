@@ -7,6 +7,7 @@
 //
 // Tasks and workers are dense integer ids: task ids index `view.graph`, worker ids index
 // `view.workers`. Nothing here allocates per call on the core's side.
+import type { RegistryEntry } from "../../util/registry.js";
 import type { TaskGraph } from "../graph.js";
 
 /** `decideWorker` answer: keep the task in the scheduler's queue (root-ish queuing). */
@@ -186,8 +187,7 @@ export interface PolicyOptionSpec {
 }
 
 /** A registered policy: its one-line description, its options, its factory. */
-export interface PolicyEntry {
-  readonly description: string;
+export interface PolicyEntry extends RegistryEntry {
   readonly options: Readonly<Record<string, PolicyOptionSpec>>;
   readonly create: PolicyFactory;
 }

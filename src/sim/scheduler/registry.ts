@@ -1,7 +1,9 @@
-// The built-in placement policies, one file each, and how a run picks one: a name with options
-// (`dask:stealing=false`, `{ name: "dask", options: { stealing: false } }`), or a loaded
-// user module's factory (user-policy.ts).
-import { isRegistryName, registryEntry, registryNames } from "../../util/registry.js";
+// The built-in placement policies, by name, in `spanwork list schedulers` order: a new policy
+// is one new file under policies/ exporting its entry plus one line here; the CLI's choices,
+// the spec's check and the list derive from this object. Also how a run picks one: a name
+// with options (`dask:stealing=false`, `{ name: "dask", options: { stealing: false } }`), or a
+// loaded user module's factory (user-policy.ts).
+import { isRegistryName, registryEntry, registryNames, type Registry } from "../../util/registry.js";
 import { blevelPolicy } from "./policies/blevel.js";
 import { daskPolicy } from "./policies/dask.js";
 import { localityPolicy } from "./policies/locality.js";
@@ -9,16 +11,16 @@ import { randomPolicy } from "./policies/random.js";
 import { roundRobinPolicy } from "./policies/round-robin.js";
 import type { PolicyEntry, PolicyFactory, PolicyOptionValue } from "./policy.js";
 
-export const schedulerPolicies = {
+export const SCHEDULER_POLICIES = {
   dask: daskPolicy,
   locality: localityPolicy,
   random: randomPolicy,
   "round-robin": roundRobinPolicy,
   blevel: blevelPolicy,
-} as const satisfies Record<string, PolicyEntry>;
+} as const satisfies Registry<PolicyEntry>;
 
-export type SchedulerPolicyName = keyof typeof schedulerPolicies;
-export const SCHEDULER_POLICY_NAMES = registryNames(schedulerPolicies);
+export type SchedulerPolicyName = keyof typeof SCHEDULER_POLICIES;
+export const SCHEDULER_POLICY_NAMES = registryNames(SCHEDULER_POLICIES);
 export const DEFAULT_SCHEDULER_POLICY: SchedulerPolicyName = "dask";
 
 /** A bad policy name or option: one line naming it. */
@@ -69,7 +71,7 @@ export function resolvePolicy(selection: PolicySelection = DEFAULT_SCHEDULER_POL
     if (typeof selection.create !== "function") throw new PolicySelectionError(`scheduler ${name}: create must be a policy factory function`);
     return { name, options: untypedOptions(options), create: selection.create };
   }
-  const entry = registryEntry(schedulerPolicies, name);
+  const entry = registryEntry(SCHEDULER_POLICIES, name);
   if (entry === undefined) {
     const hint = isPolicyPath(name) ? " (a module path: load it with loadPolicy first)" : "";
     throw new PolicySelectionError(`unknown scheduler policy "${name}"${hint} (known: ${SCHEDULER_POLICY_NAMES.join(", ")}, or a path to a .ts/.js/.mjs module)`);
@@ -78,7 +80,7 @@ export function resolvePolicy(selection: PolicySelection = DEFAULT_SCHEDULER_POL
 }
 
 export function isSchedulerPolicyName(name: string): name is SchedulerPolicyName {
-  return isRegistryName(schedulerPolicies, name);
+  return isRegistryName(SCHEDULER_POLICIES, name);
 }
 
 function typedOptions(policy: string, entry: PolicyEntry, given: Readonly<Record<string, PolicyOptionValue>>): Record<string, PolicyOptionValue> {
