@@ -132,7 +132,8 @@ export class SchedulerCore extends Lifecycle {
   /** One message a worker's state machine sent to the scheduler. */
   handleMessage(worker: number, message: SendMessageToScheduler): void {
     if (this.failure !== null || this.cluster.workers[worker]!.status === "closed") return; // a dead worker's last words
-    this.guard(() => {
+    // Not through guard(): no closure per message.
+    try {
       switch (message.op) {
         case "task-finished":
           this.taskFinished(worker, message.key, message.runId, message.nbytes, message.startstops);
@@ -160,7 +161,10 @@ export class SchedulerCore extends Lifecycle {
           break;
       }
       this.releaseQueued(message.op);
-    });
+    } catch (error) {
+      this.caught(error);
+    }
+    this.stopIfFailed();
   }
 
   /** A worker died: peers forget it, its data is lost, its tasks go elsewhere. */
@@ -349,6 +353,9 @@ export class SchedulerCore extends Lifecycle {
     }
   }
 
+  /** Bound once: the callback of every queue release. */
+  private readonly placeQueued = (id: number): void => this.place(id, "queued");
+
   protected override unqueue(id: number): void {
     this.queue.delete(id);
   }
@@ -357,7 +364,7 @@ export class SchedulerCore extends Lifecycle {
   private releaseQueued(stimulus: Stimulus): void {
     if (this.queue.size === 0) return;
     try {
-      this.policy.releaseQueued(stimulus, this.queue, (id) => this.place(id, "queued"));
+      this.policy.releaseQueued(stimulus, this.queue, this.placeQueued);
     } finally {
       this.queue.restore();
     }
@@ -481,9 +488,17 @@ export class SchedulerCore extends Lifecycle {
     try {
       body();
     } catch (error) {
-      if (!(error instanceof PolicyError)) throw error;
-      this.policy.failure ??= error;
+      this.caught(error);
     }
+    this.stopIfFailed();
+  }
+
+  private caught(error: unknown): void {
+    if (!(error instanceof PolicyError)) throw error;
+    this.policy.failure ??= error;
+  }
+
+  private stopIfFailed(): void {
     if (this.failure === null || this.stopped) return;
     this.stopped = true;
     this.ticker?.stop();

@@ -7,6 +7,11 @@ import type { ClusterState } from "./cluster.js";
 import { PolicyError, describeAnswer } from "./policy-error.js";
 import { NO_WORKER, QUEUE, type DecisionOrigin, type ProcessingExit, type QueueView, type SchedulerPolicy, type StealOutcome, type Stimulus, type WorkerStatus } from "./policy.js";
 
+/** Built only when a decision fails: a string per decision would cost on every task. */
+function decideCall(graph: TaskGraph, task: number, origin: DecisionOrigin): string {
+  return `decideWorker(task "${graph.keys[task]}", "${origin}")`;
+}
+
 export class GuardedPolicy {
   /** The first failure; once set the core does nothing more. */
   failure: PolicyError | null = null;
@@ -28,16 +33,17 @@ export class GuardedPolicy {
   }
 
   decideWorker(task: number, origin: DecisionOrigin): number {
-    const call = `decideWorker(task "${this.graph.keys[task]}", "${origin}")`;
     let worker: number;
     try {
       worker = this.policy.decideWorker(task, origin);
     } catch (error) {
-      this.fail(call, error);
+      this.fail(decideCall(this.graph, task, origin), error);
     }
     if (worker === QUEUE || worker === NO_WORKER) return worker;
     const workers = this.cluster.workers;
-    if (!Number.isInteger(worker) || worker < 0 || worker >= workers.length || workers[worker]!.status !== "running") this.fail(call, describeAnswer(worker, workers));
+    if (!Number.isInteger(worker) || worker < 0 || worker >= workers.length || workers[worker]!.status !== "running") {
+      this.fail(decideCall(this.graph, task, origin), describeAnswer(worker, workers));
+    }
     return worker;
   }
 
