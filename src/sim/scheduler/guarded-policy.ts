@@ -51,19 +51,26 @@ export class GuardedPolicy {
   releaseQueued(stimulus: Stimulus, queue: QueueView & { has(task: number): boolean }, place: (task: number) => void): void {
     const release = this.policy.releaseQueued;
     if (release === undefined) return;
-    const call = `releaseQueued("${stimulus}")`;
     try {
-      for (const task of release.call(this.policy, stimulus, queue)) {
-        if (!Number.isInteger(task) || !queue.has(task)) {
-          const what = typeof task === "number" && task >= 0 && task < this.graph.size ? `task "${this.graph.keys[task]}", which is not queued` : `${String(task)}, which is not a task id`;
-          this.fail(call, `it offered ${what}`);
-        }
-        place(task);
+      const offered = release.call(this.policy, stimulus, queue);
+      // Arrays (what built-in policies return) without an iterator object per call.
+      if (Array.isArray(offered)) {
+        for (let i = 0; i < offered.length; i++) this.offer(stimulus, offered[i], queue, place);
+      } else {
+        for (const task of offered) this.offer(stimulus, task, queue, place);
       }
     } catch (error) {
       if (error instanceof PolicyError) throw error;
-      this.fail(call, error);
+      this.fail(`releaseQueued("${stimulus}")`, error);
     }
+  }
+
+  private offer(stimulus: Stimulus, task: unknown, queue: { has(task: number): boolean }, place: (task: number) => void): void {
+    if (typeof task !== "number" || !Number.isInteger(task) || !queue.has(task)) {
+      const what = typeof task === "number" && task >= 0 && task < this.graph.size ? `task "${this.graph.keys[task]}", which is not queued` : `${String(task)}, which is not a task id`;
+      this.fail(`releaseQueued("${stimulus}")`, `it offered ${what}`);
+    }
+    place(task);
   }
 
   balance(): void {
