@@ -7,7 +7,8 @@
 // stack traces in the timed region, and no heap left over from the other part.
 //
 // - shuffle: the built-in staged shuffle at 100,000 tasks on 16 workers (target ≤ 20 s wall
-//   on a 2-core machine): wall and CPU seconds, tasks per second, peak RSS and heap.
+//   on a 2-core machine) under the default policy, dask with work stealing: wall and CPU seconds,
+//   tasks per second, peak RSS and heap, the policy and its confirmed steals.
 // - map: the cost per simulated task of the built-in `map` at 10k, 100k and 1M tasks (target:
 //   constant within 30%). The client releases each result as it arrives (keepOutputs false)
 //   and the report keeps 10,000 task records, so memory stays flat and the figure is the
@@ -29,6 +30,9 @@ interface Measurement {
   microsecondsPerTask: number;
   simulatedSeconds: number;
   complete: boolean;
+  /** The placement policy that ran (the default: dask with work stealing) and its confirmed steals. */
+  scheduler: string;
+  stealsConfirmed: number;
   peakRssMiB: number;
   peakHeapMiB: number;
 }
@@ -74,6 +78,8 @@ async function measure(name: string, workload: string, options: SimOptions): Pro
     microsecondsPerTask: round((wallSeconds * 1e6) / tasks, 1),
     simulatedSeconds: round(report.makespan, 3),
     complete: report.complete,
+    scheduler: report.scheduler.policy,
+    stealsConfirmed: report.scheduler.steals.confirmed,
     // maxRSS is the process's peak so far (KiB), so later measurements include earlier peaks.
     peakRssMiB: round(process.resourceUsage().maxRSS / 1024, 1),
     peakHeapMiB: round(peakHeap / 2 ** 20, 1),

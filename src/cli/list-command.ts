@@ -1,17 +1,28 @@
 import { NETWORK_KINDS, NETWORK_MODELS } from "../sim/network/registry.js";
 import type { CliIo } from "./cli-io.js";
 import { CliUsageError } from "./errors.js";
+import { schedulerListings } from "./parse-scheduler.js";
 import type { SimulatorApi } from "./simulator-api.js";
 import { DEFAULT_WORKLOAD } from "./workload-source.js";
 
-const LISTS = ["workloads", "networks"] as const;
+const LISTS = ["workloads", "networks", "schedulers"] as const;
+
+export interface ListFlags {
+  /** The same as `list schedulers`. */
+  schedulers?: boolean;
+}
 
 /**
- * `spanwork list [workloads|networks]`: one line per built-in workload (the default) or per
- * network model, name and description aligned, straight from the simulator's registries.
+ * `spanwork list [workloads|networks|schedulers]`: one line per built-in workload (the
+ * default), network model or placement policy (with its options), name and description
+ * aligned, straight from the simulator's registries.
  */
-export function listCommand(what: string | undefined, io: CliIo, simulator: SimulatorApi): number {
-  const list = what ?? "workloads";
+export function listCommand(what: string | undefined, io: CliIo, simulator: SimulatorApi, flags: ListFlags = {}): number {
+  if (flags.schedulers === true && what !== undefined && what !== "schedulers") {
+    throw new CliUsageError(`list: --schedulers lists the placement policies; leave out "${what}"`);
+  }
+  const list = flags.schedulers === true ? "schedulers" : (what ?? "workloads");
+  if (list === "schedulers") return listSchedulers(io);
   if (list === "networks") {
     printAligned(io, NETWORK_KINDS.map((name) => ({ name, description: NETWORK_MODELS[name].description })));
     return 0;
@@ -27,4 +38,18 @@ export function listCommand(what: string | undefined, io: CliIo, simulator: Simu
 function printAligned(io: CliIo, entries: ReadonlyArray<{ name: string; description: string }>): void {
   const width = Math.max(0, ...entries.map((entry) => entry.name.length));
   for (const entry of entries) io.stdout.write(`${entry.name.padEnd(width)}  ${entry.description}\n`);
+}
+
+function listSchedulers(io: CliIo): number {
+  const policies = schedulerListings();
+  const width = Math.max(0, ...policies.map((policy) => policy.name.length));
+  for (const policy of policies) {
+    io.stdout.write(`${policy.name.padEnd(width)}  ${policy.description}${policy.isDefault ? " (default)" : ""}\n`);
+    for (const option of policy.options) {
+      const value = option.default === undefined ? `<${option.type}>` : option.default;
+      io.stdout.write(`${" ".repeat(width)}    ${option.name}=${value}  ${option.description}\n`);
+    }
+  }
+  io.stdout.write(`${"".padEnd(width)}  or a path to a .ts/.js/.mjs module whose default export is a policy factory (docs/sim.md)\n`);
+  return 0;
 }

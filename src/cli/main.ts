@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import { escapeControlCharacters } from "../util/escape-control.js";
 import { processIo, type CliIo } from "./cli-io.js";
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, InterruptedError, oneLine } from "./errors.js";
-import { listCommand } from "./list-command.js";
+import { listCommand, type ListFlags } from "./list-command.js";
 import { NETWORK_KINDS } from "../sim/network/registry.js";
 import { runCommand, type RunFlags } from "./run-command.js";
 import type { SimulatorApi } from "./simulator-api.js";
@@ -59,6 +59,8 @@ Examples:
   spanwork list
   spanwork run                                   # the ${DEFAULT_WORKLOAD} workload with default settings
   spanwork run shuffle --workers 8 --memory-limit 256MiB --html report.html
+  spanwork run shuffle --scheduler dask:stealing=false
+  spanwork list schedulers
   spanwork run my-workload.yaml --seed 7 --json report.json --trace trace.json
   spanwork validate my-workload.yaml
   spanwork sweep plan.yaml --out results.jsonl   # many runs over workloads, options and seeds
@@ -79,6 +81,7 @@ Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a ru
     .option("-s, --seed <n>", "random seed (same seed, same run)")
     .option("--size <n>", "size of a built-in workload (what it counts: see `spanwork list`)")
     .option("--network <model>", `network model: ${NETWORK_KINDS.join(", ")} (see \`spanwork list networks\`)`)
+    .option("--scheduler <policy>", "placement policy NAME[:key=value,…] (see `spanwork list schedulers`) or a module path, e.g. dask:stealing=false")
     .option("--json <file>", 'write the report as JSON ("-" for stdout instead of the summary)')
     .option("--html <file>", "write a self-contained HTML report with charts")
     .option("--trace <file>", "write the spans as a Chrome trace (open in Perfetto)")
@@ -91,12 +94,13 @@ Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a ru
 
   program
     .command("list")
-    .description("list the built-in workloads (or the network models), one per line")
-    .argument("[what]", "workloads (default) or networks")
+    .description("list the built-in workloads (or the network models, or the placement policies), one per line")
+    .argument("[what]", "workloads (default), networks or schedulers")
+    .option("--schedulers", "list the placement policies and their options (the same as `list schedulers`)")
     .addOption(debugOption())
     .version(version, "-V, --version", "print the version")
-    .action(async (what: string | undefined) => {
-      exit.code = listCommand(what, io, await simulator());
+    .action(async (what: string | undefined, flags: ListFlags) => {
+      exit.code = listCommand(what, io, await simulator(), flags);
     });
 
   program

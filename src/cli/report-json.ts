@@ -23,11 +23,15 @@ const FIELD_ORDER: ReadonlyArray<keyof SimReport> = [
   "faults",
   "faultCounts",
   "perWorker",
+  "scheduler",
+  "balance",
   "metrics",
   "taskRecords",
   "taskRecordsDropped",
   "transfers",
   "transfersDropped",
+  "steals",
+  "stealsDropped",
   "memory",
 ];
 

@@ -33,6 +33,7 @@ const workerSummary = z.object({
   nthreads: z.number().int().positive(),
   utilisation: z.number().min(0).max(1),
   tasksExecuted: count,
+  busySeconds: nonNegative,
   bytesSent: nonNegative,
   bytesReceived: nonNegative,
   spilledBytes: nonNegative,
@@ -46,6 +47,24 @@ const memorySample = z.object({
   worker: z.string(),
   memoryBytes: nonNegative,
   spilledBytes: nonNegative,
+});
+
+// Described branches: zod would write a union of bare primitive types as `type: [...]`, which
+// strict validators (ajv's strictTypes) refuse; this keeps it an anyOf.
+const optionValue = z.union([z.string().describe("a string option"), z.number().describe("a number option (Infinity is written \"inf\")"), z.boolean().describe("a boolean option")]);
+
+const schedulerSummary = z.object({
+  policy: z.string(),
+  options: z.record(z.string(), optionValue),
+  steals: z.object({ requested: count, confirmed: count, rejected: count }),
+});
+
+const stealRecord = z.object({
+  time: nonNegative,
+  key: z.string(),
+  victim: z.string(),
+  thief: z.string(),
+  outcome: z.enum(["confirmed", "rejected", "rescheduled", "aborted"]),
 });
 
 const metricTotal = z.object({
@@ -72,6 +91,8 @@ export const reportSchema = z.object({
   faults: z.array(z.object({ time: nonNegative, kind: z.string(), detail: z.string() })),
   faultCounts: z.array(z.object({ kind: z.string(), count: z.number().int().positive(), first: nonNegative, last: nonNegative })),
   perWorker: z.array(workerSummary),
+  scheduler: schedulerSummary,
+  balance: z.object({ tasks: nonNegative, busy: nonNegative }),
   metrics: z.array(metricTotal),
   taskRecords: z.array(taskRecord),
   transfers: z.array(transferRecord),
@@ -81,6 +102,8 @@ export const reportSchema = z.object({
     .optional(),
   taskRecordsDropped: count.optional(),
   transfersDropped: count.optional(),
+  steals: z.array(stealRecord).optional(),
+  stealsDropped: count.optional(),
 });
 
 export type ReportJson = z.infer<typeof reportSchema>;

@@ -7,6 +7,7 @@ import { formatBytes } from "./format/units.js";
 import { renderHtmlReport } from "./html/report-page.js";
 import { checkOutputPath, writeOutputFile } from "./output-files.js";
 import { parseNetworkModel, parseWholeNumber } from "./parse-options.js";
+import { loadSchedulerModule, parseSchedulerOption } from "./parse-scheduler.js";
 import { parseMemoryLimit } from "./parse-size.js";
 import { createProgressReporter } from "./progress.js";
 import { reportToJson } from "./report-json.js";
@@ -23,6 +24,7 @@ export interface RunFlags {
   seed?: string;
   size?: string;
   network?: string;
+  scheduler?: string;
   json?: string;
   html?: string;
   trace?: string;
@@ -49,6 +51,7 @@ export function parseRunOptions(flags: RunFlags): SimOptions {
   if (flags.seed !== undefined) options.seed = parseWholeNumber(flags.seed, "--seed", 0, Number.MAX_SAFE_INTEGER);
   if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, LIMITS.size);
   if (flags.network !== undefined) options.network = parseNetworkModel(flags.network);
+  if (flags.scheduler !== undefined) options.scheduler = parseSchedulerOption(flags.scheduler);
   return options;
 }
 
@@ -56,6 +59,9 @@ export function parseRunOptions(flags: RunFlags): SimOptions {
 export async function runCommand(workloadArgument: string | undefined, flags: RunFlags, io: CliIo, loadSimulator: () => Promise<SimulatorApi>): Promise<number> {
   // Everything the user typed is checked before the run, so a typo never costs a long simulation.
   const options = parseRunOptions(flags);
+  // A policy module is loaded now, from the working directory, so a bad one fails before the run.
+  const module = flags.scheduler === undefined ? null : await loadSchedulerModule(flags.scheduler, io.cwd);
+  if (module !== null) options.scheduler = module;
   const jsonToStdout = flags.json === STDOUT_PATH;
   for (const [option, value] of [["--html", flags.html], ["--trace", flags.trace]] as const) {
     if (value === STDOUT_PATH) throw new CliUsageError(`${option}: writing to stdout ("-") is supported for --json only; give a file name`);

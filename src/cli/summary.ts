@@ -52,10 +52,17 @@ function keyFigures(report: SimReport, style: Style): string[] {
     ],
     ["faults", report.faultCounts.length === 0 ? "none" : report.faultCounts.map((fault) => `${formatCount(fault.count)} ${fault.kind}`).join(", ")],
   ];
-  const labelWidth = Math.max(...figures.map(([label]) => label.length));
-  const lines = figures.map(([label, value]) => `  ${style.dim(label.padEnd(labelWidth))}  ${value}`);
+  // After the faults and their detail lines, which hang under "faults".
+  const placement: Array<[string, string]> = [
+    ["scheduler", schedulerLine(report)],
+    ["balance", `max / mean over workers: tasks ${report.balance.tasks.toFixed(2)}, busy time ${report.balance.busy.toFixed(2)}`],
+  ];
+  const labelWidth = Math.max(...[...figures, ...placement].map(([label]) => label.length));
+  const figure = ([label, value]: [string, string]): string => `  ${style.dim(label.padEnd(labelWidth))}  ${value}`;
+  const lines = figures.map(figure);
   const indent = `  ${" ".repeat(labelWidth)}  · `;
   for (const line of faultLines(report)) lines.push(`${indent}${line}`);
+  lines.push(...placement.map(figure));
   return lines;
 }
 
@@ -81,6 +88,16 @@ function faultLines(report: SimReport): string[] {
   return lines;
 }
 
+function schedulerLine(report: SimReport): string {
+  const { policy, options, steals } = report.scheduler;
+  const settings = Object.entries(options).map(([key, value]) => `${key}=${String(value)}`);
+  const stealing =
+    steals.requested === 0
+      ? "no steals"
+      : `${formatCount(steals.requested)} ${plural(steals.requested, "steal")} requested: ${formatCount(steals.confirmed)} confirmed, ${formatCount(steals.rejected)} rejected`;
+  return `${policy}${settings.length > 0 ? ` (${settings.join(", ")})` : ""} · ${stealing}`;
+}
+
 const MAX_STUCK_LINES = 5;
 
 function stuckTasks(report: SimReport, style: Style): string[] {
@@ -100,6 +117,7 @@ function workerTable(report: SimReport, style: Style, maxRows: number): string[]
     { header: "utilisation", align: "right" },
     { header: "" },
     { header: "tasks", align: "right" },
+    { header: "busy", align: "right" },
     { header: "sent", align: "right" },
     { header: "received", align: "right" },
     { header: "spilled", align: "right" },
@@ -125,6 +143,7 @@ function workerRow(worker: WorkerSummary, style: Style): string[] {
     formatPercent(worker.utilisation),
     style.cyan(bar(worker.utilisation, BAR_WIDTH)),
     formatCount(worker.tasksExecuted),
+    formatSeconds(worker.busySeconds),
     formatBytes(worker.bytesSent),
     formatBytes(worker.bytesReceived),
     formatBytes(worker.spilledBytes),

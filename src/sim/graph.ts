@@ -38,6 +38,9 @@ export interface TaskGraph {
   /** Total size of the other groups that each task's group depends on (dask's root-ish
    * test: a large group whose dependency groups hold fewer than 5 tasks). */
   readonly groupDependencyTasks: Int32Array;
+  /** Dense index of each task's group (dask's TaskGroup: a collection layer; defaults to the
+   * prefix), for policies that need group structure beyond the two figures above. */
+  readonly group: Int32Array;
   idOf(key: string): number | undefined;
 }
 
@@ -150,7 +153,7 @@ export class GraphBuilder {
       const sink = dependentStart[i] === dependentStart[i + 1];
       isOutput[i] = (outputs === undefined ? sink : outputs(i)) ? 1 : 0;
     }
-    const { groupSize, groupDependencyTasks } = groupStatistics(this.groups, start, unique);
+    const { groupSize, groupDependencyTasks, taskGroup } = groupStatistics(this.groups, start, unique);
     const ids = this.ids;
     return {
       name,
@@ -169,6 +172,7 @@ export class GraphBuilder {
       order: depthFirstOrder(n, start, unique, dependentStart),
       groupSize,
       groupDependencyTasks,
+      group: taskGroup,
       idOf: (key) => ids.get(key),
     };
   }
@@ -295,7 +299,7 @@ function groupStatistics(
   groups: readonly string[],
   depStart: Int32Array,
   deps: Int32Array,
-): { groupSize: Int32Array; groupDependencyTasks: Int32Array } {
+): { groupSize: Int32Array; groupDependencyTasks: Int32Array; taskGroup: Int32Array } {
   const n = groups.length;
   const groupIndex = new Map<string, number>();
   const taskGroup = new Int32Array(n);
@@ -329,5 +333,5 @@ function groupStatistics(
     groupSize[i] = sizes[taskGroup[i]!]!;
     groupDependencyTasks[i] = Math.min(dependencyTasks[taskGroup[i]!]!, 2 ** 31 - 1);
   }
-  return { groupSize, groupDependencyTasks };
+  return { groupSize, groupDependencyTasks, taskGroup };
 }

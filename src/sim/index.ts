@@ -25,6 +25,30 @@ export { sample, meanOf } from "./distributions.js";
 export { parseSize, formatBytes } from "./units.js";
 export { Scheduler, TaskStatus, TASK_STATUS_NAMES, type SchedulerHost, type SchedulerOptions } from "./scheduler.js";
 export {
+  SCHEDULER_POLICIES,
+  SCHEDULER_POLICY_NAMES,
+  DEFAULT_SCHEDULER_POLICY,
+  NO_WORKER,
+  QUEUE,
+  PolicyError,
+  PolicySelectionError,
+  loadPolicy,
+  resolvePolicy,
+  parsePolicySelection,
+  type ClusterView,
+  type WorkerView,
+  type QueueView,
+  type SchedulerPolicy,
+  type PolicyContext,
+  type PolicyFactory,
+  type PolicyEntry,
+  type PolicyOptionValue,
+  type PolicySelection,
+  type DecisionOrigin,
+  type Stimulus,
+  type StealOutcome,
+} from "./scheduler/index.js";
+export {
   createNetwork,
   InstantNetwork,
   LatencyBandwidthNetwork as SimLatencyBandwidthNetwork,

@@ -3,7 +3,7 @@
 import type { Worker } from "../worker/worker.js";
 import type { VirtualDisk } from "./disk.js";
 import type { MemoryMonitor } from "./memory.js";
-import type { FaultCount, MetricTotal, SimReport, TaskRecord, TransferRecord, WorkerSummary } from "./report.js";
+import type { FaultCount, MetricTotal, SimReport, StealRecord, TaskRecord, TransferRecord, WorkerSummary } from "./report.js";
 
 /** The run-level fields of the report, plus what the builder reads the per-worker figures from. */
 export type ReportInputs = Pick<
@@ -20,7 +20,10 @@ export type ReportInputs = Pick<
   | "complete"
   | "completion"
   | "stuck"
+  | "scheduler"
 > & {
+  /** The policy's steal requests (already capped) and how many were left out. */
+  steals: { records: StealRecord[]; dropped: number };
   workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
   memory: MemoryMonitor;
 };
@@ -133,6 +136,7 @@ export class ReportBuilder {
         nthreads: this.nthreads,
         utilisation: makespan > 0 ? Math.min(1, this.busySeconds[w]! / (this.nthreads * makespan)) : 0,
         tasksExecuted: this.executed[w]!,
+        busySeconds: this.busySeconds[w]!,
         bytesSent: this.bytesSent[w]!,
         bytesReceived: this.bytesReceived[w]!,
         spilledBytes: disk.totals.bytesWritten,
@@ -161,6 +165,8 @@ export class ReportBuilder {
       complete: inputs.complete,
       completion: inputs.completion,
       perWorker,
+      scheduler: inputs.scheduler,
+      balance: { tasks: maxOverMean(perWorker.map((w) => w.tasksExecuted)), busy: maxOverMean(perWorker.map((w) => w.busySeconds)) },
       metrics: sortedMetrics,
       taskRecords: this.taskRecords,
       transfers: this.transfers,
@@ -169,6 +175,19 @@ export class ReportBuilder {
     if (inputs.stuck !== undefined) report.stuck = inputs.stuck;
     if (this.taskRecordsDropped > 0) report.taskRecordsDropped = this.taskRecordsDropped;
     if (this.transfersDropped > 0) report.transfersDropped = this.transfersDropped;
+    if (inputs.steals.records.length > 0) report.steals = inputs.steals.records;
+    if (inputs.steals.dropped > 0) report.stealsDropped = inputs.steals.dropped;
     return report;
   }
+}
+
+/** max / mean of non-negative figures: 1 when even, 0 when all are 0. */
+function maxOverMean(values: readonly number[]): number {
+  let sum = 0;
+  let max = 0;
+  for (const value of values) {
+    sum += value;
+    if (value > max) max = value;
+  }
+  return sum > 0 ? (max * values.length) / sum : 0;
 }

@@ -36,12 +36,31 @@ export interface WorkerSummary {
   /** Busy thread-seconds / (nthreads × makespan), 0..1. */
   utilisation: number;
   tasksExecuted: number;
+  /** Thread-seconds spent executing tasks (every attempt). */
+  busySeconds: number;
   bytesSent: number;
   bytesReceived: number;
   spilledBytes: number;
   unspilledBytes: number;
   peakMemoryBytes: number;
   died: boolean;
+}
+
+/** One steal request of the scheduler policy and how it ended (victim and thief are addresses). */
+export interface StealRecord {
+  time: number;
+  key: string;
+  victim: string;
+  thief: string;
+  outcome: "confirmed" | "rejected" | "rescheduled" | "aborted";
+}
+
+/** The placement policy of the run (`--scheduler`) and what its work stealing did. */
+export interface SchedulerSummary {
+  policy: string;
+  /** Its options with defaults filled; infinite numbers are written "inf". */
+  options: Record<string, string | number | boolean>;
+  steals: { requested: number; confirmed: number; rejected: number };
 }
 
 /** A sample of memory and spill on one worker, for the memory/spill-over-time chart. */
@@ -94,6 +113,9 @@ export interface SimReport {
   /** Human sentence stating completeness, e.g. "all 1000 tasks finished: 998 in memory, 2 erred, 0 lost". */
   completion: string;
   perWorker: WorkerSummary[];
+  scheduler: SchedulerSummary;
+  /** How evenly the work was spread: max / mean over workers of tasksExecuted and of busySeconds (1 = even; 0 when nothing ran). */
+  balance: { tasks: number; busy: number };
   metrics: MetricTotal[];
   taskRecords: TaskRecord[];
   transfers: TransferRecord[];
@@ -105,6 +127,10 @@ export interface SimReport {
   taskRecordsDropped?: number;
   /** Transfer records left out of `transfers` because of `maxTaskRecords`. */
   transfersDropped?: number;
+  /** Every steal request, when the policy made any (capped by `maxTaskRecords`). */
+  steals?: StealRecord[];
+  /** Steal records left out of `steals` because of `maxTaskRecords`. */
+  stealsDropped?: number;
 }
 
 export interface StuckTask {
@@ -125,6 +151,9 @@ export interface SimOptions {
   seed?: number;
   /** A network model of the registry (src/sim/network/registry.ts; default max-min). */
   network?: import("./network/registry.js").NetworkKind;
+  /** The placement policy: `"dask"` (default), `"dask:stealing=false"`, `{ name, options }`, a
+   * module path, or `{ name, create }` with a factory in hand (see docs/sim.md, "Scheduling"). */
+  scheduler?: import("./scheduler/registry.js").PolicySelection;
   /** Keep finished root span records for --trace (costs memory). */
   collectSpans?: boolean;
   /** Size parameter of a built-in workload (what it counts: see `builtInWorkloads`). */

@@ -15,9 +15,12 @@ import type { TaskGraph } from "./graph.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
-import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult } from "./report.js";
+import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type StealRecord, type TransferRecord } from "./report.js";
 import { ReportBuilder } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
+import { ExecutionTracker } from "./scheduler/executing.js";
+import { PolicySelectionError, type ResolvedPolicy } from "./scheduler/registry.js";
+import { loadPolicy } from "./scheduler/user-policy.js";
 import { SimWorker } from "./sim-worker.js";
 import type { TaskModel } from "./simulated-executor.js";
 import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
@@ -84,8 +87,18 @@ export async function simulate(input: SimInput, options: SimOptions = {}): Promi
   const workersHint = options.workers ?? presetWorkers ?? DEFAULT_WORKERS;
   const threadsHint = options.threads ?? DEFAULT_THREADS;
   const workload = workloadOfInput(input, options, seed, workersHint, threadsHint);
-  const run = new SimulationRun(workload, options, seed);
+  const run = new SimulationRun(workload, options, seed, await schedulerPolicy(options.scheduler ?? workload.cluster.scheduler));
   return run.execute();
+}
+
+/** The run's placement policy, a module loaded when it names a path (relative to the working directory). */
+async function schedulerPolicy(selection: SimOptions["scheduler"]): Promise<ResolvedPolicy> {
+  try {
+    return await loadPolicy(selection, process.cwd());
+  } catch (error) {
+    if (error instanceof PolicySelectionError) throw new SimulationError(error.message, { cause: error });
+    throw error;
+  }
 }
 
 /** One run: builds the cluster, drives the clock, collects the report. */
@@ -118,11 +131,15 @@ class SimulationRun {
   /** Workers whose data may have changed since the last tick (memory monitor, find-missing). */
   private readonly dirty: Uint8Array;
   private dirtyCount = 0;
+  private readonly addressIndex = new Map<string, number>();
+  /** Per worker: the start time of each task it runs, for heartbeats. */
+  private readonly executing: ExecutionTracker[] = [];
 
   constructor(
     private readonly workload: Workload,
     private readonly options: SimOptions,
     private readonly seed: number,
+    policy: ResolvedPolicy,
   ) {
     const cluster = workload.cluster;
     this.graph = workload.graph;
@@ -137,6 +154,7 @@ class SimulationRun {
     const bandwidth = options.bandwidth ?? cluster.bandwidth ?? DEFAULT_NETWORK.bandwidth;
     this.stallTimeout = options.stallTimeout ?? 600;
     const addresses = Array.from({ length: this.nworkers }, (_, i) => workerAddress(i));
+    addresses.forEach((address, i) => this.addressIndex.set(address, i));
     this.plan = resolveFaults(
       [
         { faults: workload.faults, where: "faults" },
@@ -155,7 +173,7 @@ class SimulationRun {
       addresses,
       dice: this.dice,
       latency: this.networkKind === "instant" ? 0 : latency,
-      log: this.report,
+      log: { record: (transfer) => this.transferDone(transfer), countFault: (kind, time) => this.report.countFault(kind, time) },
       onActivity: () => (this.lastActivity = this.clock.now()),
       onSettled: (to) => this.markDirty(to),
     });
@@ -170,7 +188,14 @@ class SimulationRun {
         requestFlush: () => this.requestTick(),
         runSpec: (id) => this.taskModel(id),
         onProgress: () => this.progress(),
+        now: () => this.clock.now(),
+        setTimer: (at, callback) => void this.clock.setTimer(at, callback),
+        executing: (worker, visit) => this.executing[worker]!.visit(visit),
+        abort: (error) => void this.clock.setTimer(this.clock.now(), () => {
+          throw error;
+        }),
       },
+      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000 },
     );
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
@@ -199,11 +224,16 @@ class SimulationRun {
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
+    const executing = new ExecutionTracker(executor, (key) => {
+      const state = worker.state.tasks.get(key)?.state;
+      return state === "executing" || state === "long-running";
+    });
+    this.executing.push(executing);
     const worker: Worker = new Worker({
       address,
       nthreads: this.nthreads,
       clock: this.clock,
-      executor,
+      executor: executing,
       transport: this.transport,
       send: (message) => this.receive(index, message),
       memoryLimit: limit,
@@ -242,6 +272,14 @@ class SimulationRun {
   }
 
   // ---- message flow ----
+
+  /** A transfer ended: into the report, and (when it succeeded) into the receiver's bandwidth estimate. */
+  private transferDone(transfer: TransferRecord): void {
+    this.report.record(transfer);
+    if (transfer.outcome !== "ok") return;
+    const to = this.addressIndex.get(transfer.to);
+    if (to !== undefined) this.scheduler.cluster.observeTransfer(to, transfer.bytes, transfer.end - transfer.start);
+  }
 
   private receive(worker: number, message: SendMessageToScheduler): void {
     if (message.op !== "request-refresh-who-has") this.lastActivity = this.clock.now();
@@ -350,8 +388,9 @@ class SimulationRun {
       await this.clock.run(this.options.signal === undefined ? {} : { signal: this.options.signal });
     } catch (error) {
       // A stall ends the run; the report names the unfinished tasks.
-      if (!(error instanceof StallSignal)) throw error;
+      if (!(error instanceof StallSignal) && this.scheduler.failure === null) throw error;
     }
+    if (this.scheduler.failure !== null) throw new SimulationError(this.scheduler.failure.message, { cause: this.scheduler.failure });
     if (this.internalError !== null) {
       const error = this.internalError;
       throw new SimulationError(
@@ -393,9 +432,25 @@ class SimulationRun {
       complete,
       completion,
       stuck,
+      scheduler: this.schedulerSummary(),
+      steals: this.stealRecords(),
       workerStates: this.workers.map((sim) => ({ worker: sim.worker, disk: sim.disk, died: sim.died })),
       memory: this.memory,
     });
+  }
+
+  private schedulerSummary(): SimReport["scheduler"] {
+    const options = Object.create(null) as Record<string, string | number | boolean>;
+    // JSON has no Infinity: an infinite option (worker-saturation=inf) is written as typed.
+    for (const [key, value] of Object.entries(this.scheduler.policyOptions)) options[key] = typeof value === "number" && !Number.isFinite(value) ? String(value).replace("Infinity", "inf") : value;
+    return { policy: this.scheduler.policyName, options, steals: { ...this.scheduler.steals.counts } };
+  }
+
+  private stealRecords(): { records: StealRecord[]; dropped: number } {
+    const ledger = this.scheduler.steals;
+    const address = (w: number) => this.workers[w]!.address;
+    const records = ledger.events.map((e) => ({ time: e.time, key: this.graph.keys[e.task]!, victim: address(e.victim), thief: address(e.thief), outcome: e.outcome }));
+    return { records, dropped: ledger.dropped };
   }
 
   private stuckTasks(): NonNullable<SimReport["stuck"]> {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { escapeControlCharacters } from "../util/escape-control.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { NETWORK_KINDS } from "./network/registry.js";
+import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
 import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
 import { checkTaskTable, TASK_TABLE_FIELD, taskTableSchema, type TaskRow } from "./task-table.js";
 import { parseSize } from "./units.js";
@@ -209,6 +210,13 @@ const clusterDefaults = z
     network: z.enum(NETWORK_KINDS, { error: `expected ${NETWORK_KINDS.slice(0, -1).join(", ")} or ${NETWORK_KINDS.at(-1)}` }).optional(),
     latency: nonNegative.optional(),
     bandwidth: bytes("positive").optional(),
+    scheduler: z
+      .object({
+        name: z.string({ error: "expected a policy name or a module path" }).min(1, "expected a policy name or a module path"),
+        options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]), { error: "expected options as key: value" }).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -278,8 +286,22 @@ export function validateSpec(input: unknown): WorkloadSpec {
     throw new SpecError([...fields, ...(facts === null ? [] : checkReferences(facts))]);
   }
   const problems = checkReferences(factsOf(parsed.data));
+  const scheduler = schedulerProblem(parsed.data.cluster?.scheduler);
+  if (scheduler !== null) problems.push(scheduler);
   if (problems.length > 0) throw new SpecError(problems);
   return parsed.data;
+}
+
+/** A registered policy's name and options are checked here; a module path when the run loads it. */
+function schedulerProblem(selection: { name: string; options?: Record<string, string | number | boolean> } | undefined): string | null {
+  if (selection === undefined || isPolicyPath(selection.name)) return null;
+  try {
+    resolvePolicy(selection);
+    return null;
+  } catch (error) {
+    if (error instanceof PolicySelectionError) return `cluster.scheduler: ${error.message}`;
+    throw error;
+  }
 }
 
 function validateTaskTableSpec(input: Record<string, unknown>): WorkloadSpec {
@@ -293,6 +315,8 @@ function validateTaskTableSpec(input: Record<string, unknown>): WorkloadSpec {
     throw new SpecError(parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`));
   }
   const problems = checkTaskTable(parsed.data.taskTable, parsed.data.outputs);
+  const scheduler = schedulerProblem(parsed.data.cluster?.scheduler);
+  if (scheduler !== null) problems.push(scheduler);
   if (problems.length > 0) throw new SpecError(problems);
   return { ...parsed.data, tasks: [] };
 }

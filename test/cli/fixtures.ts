@@ -64,9 +64,11 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
     complete: true,
     completion: "all 10 tasks finished: 9 in memory, 1 erred, 0 lost",
     perWorker: [
-      { address: "sim://w0", nthreads: 2, utilisation: 0.8125, tasksExecuted: 5, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 40 * MiB, unspilledBytes: 10 * MiB, peakMemoryBytes: 250 * MiB, died: false },
-      { address: "sim://w1", nthreads: 2, utilisation: 0.5, tasksExecuted: 5, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 24 * MiB, unspilledBytes: 6 * MiB, peakMemoryBytes: 200 * MiB, died: false },
+      { address: "sim://w0", nthreads: 2, utilisation: 0.8125, tasksExecuted: 5, busySeconds: 6.5, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 40 * MiB, unspilledBytes: 10 * MiB, peakMemoryBytes: 250 * MiB, died: false },
+      { address: "sim://w1", nthreads: 2, utilisation: 0.5, tasksExecuted: 5, busySeconds: 4, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 24 * MiB, unspilledBytes: 6 * MiB, peakMemoryBytes: 200 * MiB, died: false },
     ],
+    scheduler: { policy: "dask", options: { stealing: true, "stealing-interval": 0.1 }, steals: { requested: 0, confirmed: 0, rejected: 0 } },
+    balance: { tasks: 1, busy: 6.5 / 5.25 },
     metrics: sampleMetrics(),
     taskRecords: sampleTaskRecords(),
     transfers: [{ from: "sim://w0", to: "sim://w1", keys: 2, bytes: 8 * MiB, start: 1.4, end: 1.6, outcome: "ok" }],

@@ -23,7 +23,7 @@ describe("formatSummary", () => {
   });
 
   it("has a row per worker with utilisation and a bar", () => {
-    expect(text).toMatch(/sim:\/\/w0 +2 +81\.3% +█████████▊ +5 +24\.0 MiB +24\.0 MiB +40\.0 MiB +250 MiB/);
+    expect(text).toMatch(/sim:\/\/w0 +2 +81\.3% +█████████▊ +5 +6\.50 s +24\.0 MiB +24\.0 MiB +40\.0 MiB +250 MiB/);
     expect(text).toMatch(/sim:\/\/w1 +2 +50\.0% +██████ +5/);
   });
 

@@ -1,45 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GraphBuilder, Scheduler, type TaskGraph } from "../../src/sim/index.js";
-import {
-  AddKeysMsg,
-  RequestRefreshWhoHasMsg,
-  TaskErredMsg,
-  TaskFinishedMsg,
-  type ComputeTaskEvent,
-  type StateMachineEvent,
-} from "../../src/state/index.js";
-
-/** A scheduler wired to a recording host: `flush()` returns what each worker received. */
-function harness(graph: TaskGraph, workers: number, nthreads = 1) {
-  const inbox: StateMachineEvent[][] = Array.from({ length: workers }, () => []);
-  const scheduler = new Scheduler(
-    graph,
-    Array.from({ length: workers }, (_, i) => ({ address: `w${i}`, nthreads })),
-    {
-      deliver: (worker, events) => inbox[worker]!.push(...events),
-      requestFlush: () => {},
-      runSpec: (id) => ({ id }),
-    },
-  );
-  const flush = (): StateMachineEvent[][] => {
-    scheduler.flush();
-    const out = inbox.map((events) => [...events]);
-    for (const events of inbox) events.length = 0;
-    return out;
-  };
-  const computes = (events: StateMachineEvent[]): ComputeTaskEvent[] =>
-    events.filter((e): e is ComputeTaskEvent => e.kind === "ComputeTaskEvent");
-  const finish = (worker: number, event: ComputeTaskEvent, nbytes = 100): void =>
-    scheduler.handleMessage(worker, TaskFinishedMsg({ key: event.key, runId: event.runId, nbytes, stimulusId: "s" }));
-  return { scheduler, flush, computes, finish };
-}
-
-function graphOf(tasks: Array<[key: string, deps: string[], nbytes?: number]>): TaskGraph {
-  const builder = new GraphBuilder();
-  for (const [key, , nbytes] of tasks) builder.addTask({ key, prefix: key.split("-")[0]!, duration: 1, nbytes: nbytes ?? 100 });
-  for (const [key, deps] of tasks) for (const dep of deps) builder.addDependency(builder.idOf(key)!, builder.idOf(dep)!);
-  return builder.build("test");
-}
+import { AddKeysMsg, RequestRefreshWhoHasMsg, TaskErredMsg, TaskFinishedMsg } from "../../src/state/index.js";
+import { graphOf, harness } from "./scheduler-harness.js";
 
 describe("Scheduler", () => {
   it("queues root-ish tasks beyond ceil(1.1 × threads) per worker, in priority order", () => {

@@ -5,6 +5,7 @@ import type { ChartEntry } from "./chart.js";
 import { memoryChart } from "./memory-chart.js";
 import { taskStream } from "./task-stream.js";
 import { transferMatrix } from "./transfer-matrix.js";
+import { workerBalance } from "./worker-balance.js";
 
 // The charts of the HTML report, in page order: a new chart is one file exporting a ChartEntry
 // plus one line here. The name is the chart's id (its `data-chart` attribute and anchor). The
@@ -17,4 +18,5 @@ export const CHARTS = {
   memory: memoryChart,
   bandwidth: bandwidthChart,
   "transfer-matrix": transferMatrix,
+  "worker-balance": workerBalance,
 } satisfies Registry<ChartEntry>;

@@ -13,6 +13,7 @@ export function workloadFromSpec(spec: WorkloadSpec, seed: number): Workload {
   if (c?.network !== undefined) cluster.network = c.network;
   if (c?.latency !== undefined) cluster.latency = c.latency;
   if (c?.bandwidth !== undefined) cluster.bandwidth = c.bandwidth;
+  if (c?.scheduler !== undefined) cluster.scheduler = c.scheduler;
   return {
     name: spec.name ?? "workload",
     description: spec.description ?? "",

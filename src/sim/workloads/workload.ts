@@ -13,6 +13,8 @@ export interface ClusterDefaults {
   network?: NetworkKind;
   latency?: number;
   bandwidth?: number;
+  /** The placement policy (spec `cluster.scheduler`). */
+  scheduler?: { name: string; options?: Record<string, string | number | boolean> };
 }
 
 /** A graph ready to simulate, with the faults and cluster settings that come with it. */
