@@ -31,6 +31,7 @@ import {
 } from "../src/state/index.js";
 import { floorIndependent } from "./state-floor.js";
 import { computeEvent, EXEC_NBYTES, executeSuccessEvent, freeEvent, record } from "./state-events.js";
+import { parseSuiteOptions, runFromCommandLine, type OptionSpecs, type OptionValues } from "./options.js";
 import { bundleForChild, collectGarbage, round, runChildJsonLines } from "./support.js";
 
 const LOCAL_ADDRESS = "tcp://10.0.0.1:8000";
@@ -40,89 +41,41 @@ const TRANSFER_INCOMING_COUNT_LIMIT = 50;
 const TRANSFER_MESSAGE_BYTES_LIMIT = 50_000_000;
 const TRANSFER_INCOMING_BYTES_LIMIT = Infinity;
 
-interface Options {
-  w1N: number;
-  w2N: number;
-  w3N: number;
-  w2K: number;
-  w2R: number;
-  w2DepNbytes: number;
-  repeat: number;
-  only: string[];
-  inProcess: boolean;
-  tsxChild: boolean;
-  trace: boolean;
-  /** Extra flags for the child `node` (e.g. "--optimize-for-size"). */
-  nodeFlags: string[];
-  /** Untimed runs of the same workload before the timed ones (JIT warm-up). */
-  warmup: number;
-}
-
 /** The three workloads, and `w1-floor`: W1 with no state machine (bench/state-floor.ts). */
 const WORKLOADS: readonly string[] = ["w1", "w2", "w3", "w1-floor"];
 
+export const OPTIONS = {
+  "w1-n": { kind: "integer", default: 20_000 },
+  "w2-n": { kind: "integer", default: 5_000 },
+  "w3-n": { kind: "integer", default: 20_000 },
+  "w2-k": { kind: "integer", default: 4 },
+  "w2-r": { kind: "integer", default: 8 },
+  "w2-dep-nbytes": { kind: "integer", default: 1_000_000 },
+  repeat: { kind: "integer", default: 3 },
+  only: { kind: "list", default: ["w1", "w2", "w3"], choices: WORKLOADS },
+  /** Run here, not in a fresh child process per workload (`--child` is what children get). */
+  "in-process": { kind: "boolean" },
+  child: { kind: "boolean", internal: true },
+  "tsx-child": { kind: "boolean" },
+  /** Print every event and what it produced (implies --in-process; use a small N). */
+  trace: { kind: "boolean" },
+  /** Extra flags for the child `node`, space-separated (e.g. "--optimize-for-size"). */
+  "node-flags": { kind: "string", default: "" },
+  /** Untimed runs of the same workload before the timed ones (JIT warm-up). */
+  warmup: { kind: "integer", default: 1, min: 0 },
+} as const satisfies OptionSpecs;
+
+interface Options extends Omit<OptionValues<typeof OPTIONS>, "nodeFlags" | "child"> {
+  nodeFlags: string[];
+}
+
 export function parseOptions(argv: readonly string[]): Options {
-  const options: Options = {
-    w1N: 20_000,
-    w2N: 5_000,
-    w3N: 20_000,
-    w2K: 4,
-    w2R: 8,
-    w2DepNbytes: 1_000_000,
-    repeat: 3,
-    only: ["w1", "w2", "w3"],
-    inProcess: false,
-    tsxChild: false,
-    trace: false,
-    nodeFlags: [],
-    warmup: 1,
+  const { child, nodeFlags, ...values } = parseSuiteOptions("state", OPTIONS, argv);
+  return {
+    ...values,
+    inProcess: values.inProcess || child || values.trace,
+    nodeFlags: nodeFlags.split(/\s+/).filter((flag) => flag.length > 0),
   };
-  const numeric: Record<string, keyof Options> = {
-    "--w1-n": "w1N",
-    "--w2-n": "w2N",
-    "--w3-n": "w3N",
-    "--w2-k": "w2K",
-    "--w2-r": "w2R",
-    "--w2-dep-nbytes": "w2DepNbytes",
-    "--repeat": "repeat",
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    // Split at the first "=" only: --node-flags=--max-semi-space-size=4 keeps its value whole.
-    const eq = arg.indexOf("=");
-    const [flag, inline] = eq < 0 ? [arg, undefined] : [arg.slice(0, eq), arg.slice(eq + 1)];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`bench state: ${flag} needs a value`);
-      return v;
-    };
-    if (flag in numeric) {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 1) throw new Error(`bench state: ${flag} must be a positive integer`);
-      (options[numeric[flag] as keyof Options] as number) = n;
-    } else if (flag === "--only") {
-      options.only = value().split(",").map((w) => w.trim());
-      for (const w of options.only) {
-        if (!WORKLOADS.includes(w)) throw new Error(`bench state: unknown workload ${JSON.stringify(w)} (choose from ${WORKLOADS.join(", ")})`);
-      }
-    } else if (flag === "--in-process" || flag === "--child") {
-      options.inProcess = true;
-    } else if (flag === "--warmup") {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 0) throw new Error(`bench state: --warmup must be a non-negative integer`);
-      options.warmup = n;
-    } else if (flag === "--node-flags") {
-      options.nodeFlags = value().split(/\s+/).filter((f) => f.length > 0);
-    } else if (flag === "--tsx-child") {
-      options.tsxChild = true;
-    } else if (flag === "--trace") {
-      options.trace = true;
-      options.inProcess = true;
-    } else {
-      throw new Error(`bench state: unknown option ${JSON.stringify(arg)}`);
-    }
-  }
-  return options;
 }
 
 // ---- driver ------------------------------------------------------------------------------
@@ -612,6 +565,4 @@ export async function run(argv: string[]): Promise<void> {
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (invokedDirectly) {
-  await run(process.argv.slice(2));
-}
+if (invokedDirectly) await runFromCommandLine(run);

@@ -1,20 +1,15 @@
-// The state benchmark's option parser (bench/state.ts): values that contain "=" survive.
+// The state benchmark's options beyond parsing (bench/options.ts is tested in
+// test/bench/options.test.ts) and its W1 floor.
 import { describe, expect, it } from "vitest";
 import { parseOptions } from "../../bench/state.js";
 import { floorIndependent } from "../../bench/state-floor.js";
 
 describe("bench state options", () => {
-  it("keeps the whole value after the first '='", () => {
-    const options = parseOptions(["--node-flags=--max-semi-space-size=4 --optimize-for-size", "--w1-n=100000"]);
-    expect(options.nodeFlags).toEqual(["--max-semi-space-size=4", "--optimize-for-size"]);
-    expect(options.w1N).toBe(100_000);
-  });
-
-  it("warms up once by default and names bad values", () => {
+  it("warms up once by default; --trace and --child run in-process", () => {
     expect(parseOptions([]).warmup).toBe(1);
     expect(parseOptions(["--warmup", "0"]).warmup).toBe(0);
-    expect(() => parseOptions(["--only", "w9"])).toThrow(/unknown workload "w9"/);
-    expect(() => parseOptions(["--repeat=0"])).toThrow(/--repeat must be a positive integer/);
+    expect(parseOptions(["--trace"]).inProcess).toBe(true);
+    expect(parseOptions(["--child"]).inProcess).toBe(true);
   });
 
   it("offers the W1 floor, which answers W1's events with W1's instructions", () => {
