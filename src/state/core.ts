@@ -8,6 +8,7 @@ import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } 
 import { BoundedLog, DEFAULT_LOG_LENGTH, StateLog, type LogEntry } from "./log.js";
 import { PrioritySet, SharedSlotPrioritySet, SlotPrioritySet } from "./priority-set.js";
 import { RecommendationStack, type Recommendation } from "./recommendations.js";
+import { copyRecord, EMPTY_RECORD, newRecord } from "./records.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
 import { TaskState } from "./task-state.js";
@@ -143,8 +144,8 @@ export class StateCore {
     this.transferIncomingBytesLimit = options.transferIncomingBytesLimit ?? Infinity;
     this.transferMessageBytesLimit = options.transferMessageBytesLimit ?? Infinity;
     this.sizeof = options.sizeof ?? defaultSizeof;
-    this.totalResources = { ...(options.resources ?? {}) };
-    this.availableResources = { ...(options.resources ?? {}) };
+    this.totalResources = copyRecord(options.resources ?? EMPTY_RECORD);
+    this.availableResources = copyRecord(options.resources ?? EMPTY_RECORD);
     const logLength = options.logLength ?? DEFAULT_LOG_LENGTH;
     this.log = new StateLog(logLength);
     this.stimulusLog = new BoundedLog(logLength);
@@ -469,7 +470,7 @@ function nulledData(data: Readonly<Record<Key, unknown>>): Readonly<Record<Key, 
     }
   }
   if (!bulky) return null;
-  const nulled: Record<Key, null> = {};
+  const nulled = newRecord<null>();
   for (const key in data) nulled[key] = null;
   return Object.freeze(nulled);
 }

@@ -9,6 +9,7 @@
 // directly: for plain objects and arrays it is what immer's `freeze` does, minus draft
 // and prototype checks that cost ~100 ns per call on the hot path (measured).
 import type { SpanRecord } from "../spans/index.js";
+import { EMPTY_RECORD, newRecord } from "./records.js";
 
 export type Key = string;
 export type Priority = readonly number[];
@@ -35,7 +36,6 @@ function freezeWhoHas(whoHas: WhoHas): WhoHas {
   return Object.freeze(whoHas);
 }
 
-const EMPTY_RECORD: Readonly<Record<string, never>> = Object.freeze({});
 const DEFAULT_PRIORITY: Priority = Object.freeze([0]);
 
 // ---------------------------------------------------------------------------------------
@@ -62,7 +62,7 @@ export function ComputeTaskEvent(init: ComputeTaskEventInit): ComputeTaskEvent {
   const whoHas = init.whoHas ?? EMPTY_RECORD;
   let nbytes = init.nbytes;
   if (nbytes === undefined) {
-    const ones: Record<Key, number> = {};
+    const ones = newRecord<number>();
     for (const dep in whoHas) ones[dep] = 1;
     nbytes = ones;
   }
@@ -298,7 +298,7 @@ export type AcquireReplicasEventInit = Pick<AcquireReplicasEvent, "whoHas" | "st
 export function AcquireReplicasEvent(init: AcquireReplicasEventInit): AcquireReplicasEvent {
   let nbytes = init.nbytes;
   if (nbytes === undefined) {
-    const ones: Record<Key, number> = {};
+    const ones = newRecord<number>();
     for (const key in init.whoHas) ones[key] = 1;
     nbytes = ones;
   }

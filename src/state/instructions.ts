@@ -2,6 +2,7 @@
 // as plain frozen data (Object.freeze, see events.ts) with one factory per kind. Scheduler messages also carry `op`,
 // the name dask's scheduler stream handler dispatches on.
 import type { Key } from "./events.js";
+import { EMPTY_RECORD } from "./records.js";
 
 /** One entry of `TaskState.startstops` (dask's `{action, start, stop[, source]}`). */
 export interface StartStop {
@@ -15,7 +16,6 @@ function freezeList<T>(list: readonly T[]): readonly T[] {
   return Object.freeze(list);
 }
 
-const EMPTY_RECORD: Readonly<Record<string, never>> = Object.freeze({});
 const EMPTY_LIST: readonly never[] = Object.freeze([]);
 
 // ---- instructions run by the shell --------------------------------------------------

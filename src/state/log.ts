@@ -1,5 +1,6 @@
 // Bounded logs (dask's `deque(maxlen=…)`) without a clock: every entry ends with the
 // stimulus id and the sequence number of the stimulus that wrote it.
+import { EMPTY_RECORD, newRecord } from "./records.js";
 
 /** A log entry: an array of fields ending with `stimulusId, stimulusSeq`. */
 export type LogEntry = readonly unknown[];
@@ -48,11 +49,11 @@ export class BoundedLog<T> implements Iterable<T> {
   }
 }
 
-const EMPTY_SUMMARY: Readonly<Record<string, string>> = Object.freeze({});
+const EMPTY_SUMMARY: Readonly<Record<string, string>> = EMPTY_RECORD;
 
 function summaryObject(pairs: readonly string[] | null): Readonly<Record<string, string>> {
   if (pairs === null) return EMPTY_SUMMARY;
-  const summary: Record<string, string> = {};
+  const summary = newRecord<string>();
   for (let i = 0; i < pairs.length; i += 2) summary[pairs[i] as string] = pairs[i + 1] as string;
   return Object.freeze(summary);
 }

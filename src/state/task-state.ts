@@ -8,6 +8,7 @@
 import type { Key, Priority, ResourceMap } from "./events.js";
 import type { StartStop } from "./instructions.js";
 import { keySplit } from "./key-split.js";
+import { EMPTY_RECORD, newRecord } from "./records.js";
 import type { OutstandingState, ResumedTarget, TaskStateName } from "./task-states.js";
 
 /** dask's `distributed.scheduler.default-data-size`: the size assumed when unknown. */
@@ -15,7 +16,7 @@ export const DEFAULT_DATA_SIZE = 1024;
 /** dask's `RUN_ID_SENTINEL`. */
 export const RUN_ID_SENTINEL = -1;
 
-const NO_RESOURCES: ResourceMap = Object.freeze({});
+const NO_RESOURCES: ResourceMap = EMPTY_RECORD;
 const NO_STARTSTOPS: readonly StartStop[] = Object.freeze([]);
 
 function hasOwnKeys(record: object): boolean {
@@ -161,7 +162,7 @@ export class TaskState {
       exceptionText: "",
       tracebackText: "",
       metadata: null,
-      annotations: {},
+      annotations: EMPTY_RECORD,
       spanId: null,
     });
   }
@@ -192,10 +193,10 @@ export class TaskState {
   }
   get metadata(): Record<string, unknown> {
     const extras = this.extras();
-    return (extras.metadata ??= {});
+    return (extras.metadata ??= newRecord());
   }
   get annotations(): Readonly<Record<string, unknown>> {
-    return this._extras === null ? {} : this._extras.annotations;
+    return this._extras === null ? EMPTY_RECORD : this._extras.annotations;
   }
   set annotations(value: Readonly<Record<string, unknown>>) {
     if (this._extras !== null || hasOwnKeys(value)) this.extras().annotations = value;

@@ -3,6 +3,7 @@
 import type { StateCore } from "./core.js";
 import { InvalidTaskState } from "./errors.js";
 import { WAITING_FOR_DATA } from "./task-states.js";
+import { ownValue } from "./records.js";
 import { isEmpty, type TaskState } from "./task-state.js";
 
 function check(core: StateCore, ts: TaskState, condition: boolean, invariant: string): void {
@@ -269,7 +270,7 @@ export function validateState(core: StateCore): void {
     const available = core.availableResources[name] ?? 0;
     if (available < -1e-9) fail(`availableResources.${name} is negative (${available})`);
     let used = 0;
-    for (const ts of [...core.executing, ...core.longRunning]) used += ts.resourceRestrictions[name] ?? 0;
+    for (const ts of [...core.executing, ...core.longRunning]) used += ownValue(ts.resourceRestrictions, name) ?? 0;
     if (Math.abs(available + used - (core.totalResources[name] as number)) > 1e-9) {
       fail(`resource ${name}: available ${available} + in use ${used} != total ${core.totalResources[name]}`);
     }

@@ -5,6 +5,7 @@ import { AddKeysMsg, TaskErredMsg, TaskFinishedMsg } from "../instructions.js";
 import type { StateCore } from "../core.js";
 import { StateInvariantError } from "../errors.js";
 import { Rec, type ErrorRecommendation, type RecommendationStack } from "../recommendations.js";
+import { EMPTY_RECORD } from "../records.js";
 import { typeName } from "../sizeof.js";
 import { isEmpty, RUN_ID_SENTINEL, withoutLink, type TaskState } from "../task-state.js";
 
@@ -194,14 +195,13 @@ export function taskFinishedMsg(
     nbytes: ts.nbytes,
     type: ts.type,
     typename: ts.type,
-    metadata: ts._metadataOrNull() ?? EMPTY_METADATA,
+    metadata: ts._metadataOrNull() ?? EMPTY_RECORD,
     thread: core.threads.size === 0 ? null : (core.threads.get(key) ?? null),
     startstops: ts.startstops,
     stimulusId,
   });
 }
 
-const EMPTY_METADATA = Object.freeze({});
 
 /** dask's `error_message(e)` as a recommendation. */
 export function errorRecommendation(error: unknown, runId: number): ErrorRecommendation {
