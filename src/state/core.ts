@@ -7,12 +7,13 @@ import { addressHost } from "./address.js";
 import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } from "./errors.js";
 import { BoundedLog, DEFAULT_LOG_LENGTH, StateLog, type LogEntry } from "./log.js";
 import { PrioritySet, SharedSlotPrioritySet, SlotPrioritySet } from "./priority-set.js";
-import { RecommendationStack, type Recommendation } from "./recommendations.js";
+import { RecommendationStack, type FinishState, type Recommendation, type RecommendationFor } from "./recommendations.js";
 import { copyRecord, EMPTY_RECORD, newRecord } from "./records.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
 import { TaskState } from "./task-state.js";
-import type { StateMachineEvent } from "./events.js";
+import type { TaskStateName } from "./task-states.js";
+import { unknownEventKind, type StateMachineEvent } from "./events.js";
 
 /** The Map-like store of task values (a `Map`, or the SpillBuffer). */
 export interface DataStore {
@@ -48,16 +49,26 @@ export interface WorkerStateOptions {
 /** dask's hard-coded `transfer_incoming_bytes_throttle_threshold`. */
 export const TRANSFER_INCOMING_BYTES_THROTTLE_THRESHOLD = 10_000_000;
 
-export type TransitionFn = (
+/**
+ * One (start, finish) entry of the transition table: `rec` is the recommendation for
+ * `finish` (a flight recommendation names its worker, a memory one carries the value), and
+ * `start` is the state the task is in. A function registered for several pairs takes the
+ * union of their starts and finishes.
+ */
+export type TransitionFn<S extends TaskStateName = TaskStateName, F extends FinishState = FinishState> = (
   core: StateCore,
   ts: TaskState,
-  rec: Recommendation,
+  rec: RecommendationFor<F>,
   recs: RecommendationStack,
   out: Instruction[],
   stimulusId: string,
+  start: S,
 ) => void;
 
-export type TransitionTable = Readonly<Record<string, Readonly<Record<string, TransitionFn>> | undefined>>;
+/** TRANSITIONS[start][finish]: the compiler checks that each entry handles its pair. */
+export type TransitionTable = {
+  readonly [S in TaskStateName]?: { readonly [F in FinishState]?: TransitionFn<S, F> };
+};
 
 export type EventHandler = (
   core: StateCore,
@@ -125,7 +136,7 @@ export class StateCore {
   private touched: Set<TaskState> | null = null;
 
   /** `parts.transitions` as Maps: a hashed lookup instead of megamorphic keyed loads. */
-  private readonly transitionFns: Map<string, Map<string, TransitionFn>>;
+  private readonly transitionFns: TransitionMaps;
   /** The store is a plain Map: `set` cannot fail silently, `delete` of a missing key is a no-op. */
   readonly dataIsMap: boolean;
 
@@ -226,7 +237,7 @@ export class StateCore {
     const journalStart = recs.journalLength();
     const fn = this.transitionFns.get(start)?.get(finish);
     if (fn !== undefined) {
-      fn(this, ts, rec, recs, out, stimulusId);
+      fn(this, ts, rec, recs, out, stimulusId, start);
     } else if (start !== "released" && finish !== "released") {
       this.transitionViaReleased(ts, rec, recs, out, stimulusId);
     } else {
@@ -397,15 +408,21 @@ export class StateCore {
 
 const RELEASED: Recommendation = { finish: "released" };
 
-const TRANSITION_MAPS = new WeakMap<TransitionTable, Map<string, Map<string, TransitionFn>>>();
+/**
+ * The table keyed by start, then finish. A function found under (start, finish) is only
+ * ever called with that start and a recommendation for that finish, which is what its
+ * entry's type promises: the one place the pair is not known statically.
+ */
+type TransitionMaps = Map<string, Map<string, TransitionFn>>;
 
-function transitionMaps(table: TransitionTable): Map<string, Map<string, TransitionFn>> {
+const TRANSITION_MAPS = new WeakMap<TransitionTable, TransitionMaps>();
+
+function transitionMaps(table: TransitionTable): TransitionMaps {
   let maps = TRANSITION_MAPS.get(table);
   if (maps === undefined) {
     maps = new Map();
-    for (const start of Object.keys(table)) {
-      const row = table[start];
-      if (row !== undefined) maps.set(start, new Map(Object.entries(row)));
+    for (const [start, row] of Object.entries(table)) {
+      if (row !== undefined) maps.set(start, new Map(Object.entries(row) as [string, TransitionFn][]));
     }
     TRANSITION_MAPS.set(table, maps);
   }
@@ -455,8 +472,21 @@ export function toLoggable(event: StateMachineEvent): StateMachineEvent {
       // A span record is a whole timing tree: its metrics were digested when the event was
       // handled, and keeping it in a 1000-entry log would pin it for the log's lifetime.
       return event.span === null ? event : Object.freeze({ ...event, span: null });
+    case "FreeKeysEvent":
+    case "RemoveReplicasEvent":
+    case "AcquireReplicasEvent":
+    case "RefreshWhoHasEvent":
+    case "CancelComputeEvent":
+    case "StealRequestEvent":
+    case "SecedeEvent":
+    case "RemoveWorkerEvent":
+    case "RetryBusyWorkerEvent":
+    case "PauseEvent":
+    case "UnpauseEvent":
+    case "FindMissingEvent":
+      return event; // nothing bulky
     default:
-      return event;
+      return unknownEventKind(event);
   }
 }
 

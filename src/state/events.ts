@@ -9,6 +9,7 @@
 // directly: for plain objects and arrays it is what immer's `freeze` does, minus draft
 // and prototype checks that cost ~100 ns per call on the hot path (measured).
 import type { SpanRecord } from "../spans/index.js";
+import { StateInvariantError } from "./errors.js";
 import { EMPTY_RECORD, newRecord } from "./records.js";
 
 export type Key = string;
@@ -436,26 +437,47 @@ export type StateMachineEvent =
 
 export type StateMachineEventKind = StateMachineEvent["kind"];
 
-export const EVENT_KINDS: readonly StateMachineEventKind[] = Object.freeze([
-  "ComputeTaskEvent",
-  "ExecuteSuccessEvent",
-  "ExecuteFailureEvent",
-  "RescheduleEvent",
-  "GatherDepSuccessEvent",
-  "GatherDepBusyEvent",
-  "GatherDepNetworkFailureEvent",
-  "GatherDepFailureEvent",
-  "FreeKeysEvent",
-  "RemoveReplicasEvent",
-  "AcquireReplicasEvent",
-  "RefreshWhoHasEvent",
-  "CancelComputeEvent",
-  "StealRequestEvent",
-  "SecedeEvent",
-  "UpdateDataEvent",
-  "RemoveWorkerEvent",
-  "RetryBusyWorkerEvent",
-  "PauseEvent",
-  "UnpauseEvent",
-  "FindMissingEvent",
-]);
+/**
+ * Every event kind with its factory. The type demands exactly one entry per member of
+ * `StateMachineEvent`, so a new kind without a factory (or a stale entry) fails to compile;
+ * `EVENT_KINDS` is read from it.
+ */
+const EVENT_FACTORIES: { readonly [K in StateMachineEventKind]: (init: never) => Extract<StateMachineEvent, { kind: K }> } = {
+  ComputeTaskEvent,
+  ExecuteSuccessEvent,
+  ExecuteFailureEvent,
+  RescheduleEvent,
+  GatherDepSuccessEvent,
+  GatherDepBusyEvent,
+  GatherDepNetworkFailureEvent,
+  GatherDepFailureEvent,
+  FreeKeysEvent,
+  RemoveReplicasEvent,
+  AcquireReplicasEvent,
+  RefreshWhoHasEvent,
+  CancelComputeEvent,
+  StealRequestEvent,
+  SecedeEvent,
+  UpdateDataEvent,
+  RemoveWorkerEvent,
+  RetryBusyWorkerEvent,
+  PauseEvent,
+  UnpauseEvent,
+  FindMissingEvent,
+};
+
+export const EVENT_KINDS: readonly StateMachineEventKind[] = Object.freeze(
+  Object.keys(EVENT_FACTORIES) as StateMachineEventKind[],
+);
+
+/**
+ * The `default` of an exhaustive switch over event kinds: `event` is `never` there, so a
+ * kind the switch misses fails to compile; at run time (an object from untyped code) it
+ * throws naming the kind and the stimulus.
+ */
+export function unknownEventKind(event: never): never {
+  const unknown = event as { kind?: unknown; stimulusId?: unknown };
+  throw new StateInvariantError(
+    `unknown event kind ${JSON.stringify(unknown.kind)} (stimulus ${JSON.stringify(unknown.stimulusId)})`,
+  );
+}

@@ -1,16 +1,24 @@
 // Transitions out of released, and back to released from the resting states.
 import type { TransitionFn } from "../core.js";
-import type { ErrorRecommendation, MemoryRecommendation } from "../recommendations.js";
-import { Rec } from "../recommendations.js";
-import { isEmpty, RUN_ID_SENTINEL, withoutLink } from "../task-state.js";
+import { Rec, type RecommendationStack } from "../recommendations.js";
+import { isEmpty, RUN_ID_SENTINEL, withoutLink, type TaskState } from "../task-state.js";
 import { ReleaseWorkerDataMsg } from "../instructions.js";
+import type { StateCore } from "../core.js";
 import { genericError, genericFetch, genericMissing, genericReleased, invariant, purgeState, toMemory } from "./generic.js";
 
-export const releasedFetch: TransitionFn = (core, ts, _rec, recs) => {
+export const releasedFetch: TransitionFn<"released", "fetch"> = (core, ts, _rec, recs) => {
   genericFetch(core, ts, recs);
 };
 
-export const releasedWaiting: TransitionFn = (core, ts, _rec, recs, _out, stimulusId) => {
+export const releasedWaiting: TransitionFn<"released", "waiting"> = (core, ts, _rec, recs, _out, stimulusId) => {
+  waitForDependencies(core, ts, recs, stimulusId);
+};
+
+/**
+ * The body of released → waiting (also missing → waiting): wait for every dependency not
+ * in memory, fetching it, or be ready at once.
+ */
+export function waitForDependencies(core: StateCore, ts: TaskState, recs: RecommendationStack, stimulusId: string): void {
   const dependencies = ts._dependencies;
   ts._waitingForData = null;
   if (dependencies !== null) {
@@ -27,22 +35,22 @@ export const releasedWaiting: TransitionFn = (core, ts, _rec, recs, _out, stimul
   if (ts._waitingForData === null) recs.add(ts, Rec.ready);
   ts.state = "waiting";
   core.waiting.add(ts);
-};
+}
 
-export const releasedMissing: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+export const releasedMissing: TransitionFn<"released", "missing"> = (core, ts, _rec, _recs, _out, stimulusId) => {
   genericMissing(core, ts, stimulusId);
 };
 
 /** Scatter: the value arrives from the client; nothing is sent to the scheduler. */
-export const releasedMemory: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
-  toMemory(core, ts, (rec as MemoryRecommendation).value, null, RUN_ID_SENTINEL, recs, out, stimulusId);
+export const releasedMemory: TransitionFn<"released", "memory"> = (core, ts, rec, recs, out, stimulusId) => {
+  toMemory(core, ts, rec.value, null, RUN_ID_SENTINEL, recs, out, stimulusId);
 };
 
-export const toError: TransitionFn = (core, ts, rec, _recs, out, stimulusId) => {
-  genericError(core, ts, rec as ErrorRecommendation, out, stimulusId);
+export const toError: TransitionFn<"released" | "flight", "error"> = (core, ts, rec, _recs, out, stimulusId) => {
+  genericError(core, ts, rec, out, stimulusId);
 };
 
-export const releasedForgotten: TransitionFn = (core, ts, _rec, recs, _out, stimulusId) => {
+export const releasedForgotten: TransitionFn<"released", "forgotten"> = (core, ts, _rec, recs, _out, stimulusId) => {
   if (core.validate && ts._dependents !== null) {
     for (const dependent of ts._dependents) {
       invariant(core, ts, dependent.state === "forgotten", `dependent ${dependent.toString()} not forgotten`, stimulusId);
@@ -61,11 +69,11 @@ export const releasedForgotten: TransitionFn = (core, ts, _rec, recs, _out, stim
   if (core.tasks.get(ts.key) === ts) core.tasks.delete(ts.key);
 };
 
-export const toReleased: TransitionFn = (core, ts, _rec, recs) => {
+export const toReleased: TransitionFn<"waiting" | "ready" | "constrained" | "error", "released"> = (core, ts, _rec, recs) => {
   genericReleased(core, ts, recs);
 };
 
-export const memoryReleased: TransitionFn = (core, ts, _rec, recs, out, stimulusId) => {
+export const memoryReleased: TransitionFn<"memory", "released"> = (core, ts, _rec, recs, out, stimulusId) => {
   core.nbytes -= ts.nbytes ?? 0;
   genericReleased(core, ts, recs);
   out.push(ReleaseWorkerDataMsg({ key: ts.key, stimulusId }));
