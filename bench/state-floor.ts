@@ -21,6 +21,8 @@ export interface FloorRun {
   instructionsByType: Record<string, number>;
   computeSeconds: number;
   freeSeconds: number;
+  /** CPU time of the process over both timed phases. */
+  cpuSeconds: number;
 }
 
 const NTHREADS = 4;
@@ -33,7 +35,12 @@ const EMPTY: Readonly<Record<string, never>> = Object.freeze(Object.create(null)
 export function floorIndependent(n: number, afterCompute: () => void = () => {}): FloorRun {
   const keys = Array.from({ length: n }, (_, i) => `t-${i}`);
   const now = (): number => performance.now() / 1000;
+  const cpuNow = (): number => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1e6;
+  };
   const tStart = now();
+  const cpuStart = cpuNow();
   const tasks = new Map<string, TaskState>();
   const data = new Map<string, unknown>();
   const ready: TaskState[] = [];
@@ -92,9 +99,11 @@ export function floorIndependent(n: number, afterCompute: () => void = () => {})
     deliver(out);
   }
   const tCompute = now() - tStart;
+  const cpuCompute = cpuNow() - cpuStart;
   afterCompute();
 
   const t1 = now();
+  const cpu1 = cpuNow();
   for (let i = 0; i < n; i++) {
     const key = keys[i] as string;
     const ev = freeEvent(key);
@@ -107,6 +116,7 @@ export function floorIndependent(n: number, afterCompute: () => void = () => {})
     deliver(out);
   }
   const tFree = now() - t1;
+  const cpuSeconds = cpuCompute + cpuNow() - cpu1;
   if (tasks.size !== 0 || data.size !== 0 || counts.events !== 3 * n) throw new Error("bench state: the W1 floor lost track");
   const { events, ...instructionsByType } = counts;
   return {
@@ -115,5 +125,6 @@ export function floorIndependent(n: number, afterCompute: () => void = () => {})
     instructionsByType,
     computeSeconds: tCompute,
     freeSeconds: tFree,
+    cpuSeconds,
   };
 }

@@ -249,6 +249,8 @@ interface RunResult {
   events_per_s: number;
   compute_phase_seconds: number;
   free_phase_seconds: number;
+  /** CPU time of the process (all threads, GC helpers included) over the timed region. */
+  cpu_seconds: number;
   compute_phase_transitions: number;
   instructions_by_type: Record<string, number>;
   peak_heap_used_bytes: number;
@@ -283,6 +285,7 @@ function result(
   ws: WorkerState,
   tCompute: number,
   tFree: number,
+  cpuSeconds: number,
   computeTransitions: number,
   extra: Record<string, number> = {},
 ): RunResult {
@@ -299,6 +302,7 @@ function result(
     events_per_s: d.events / seconds,
     compute_phase_seconds: tCompute,
     free_phase_seconds: tFree,
+    cpu_seconds: cpuSeconds,
     compute_phase_transitions: computeTransitions,
     instructions_by_type: byType,
     peak_heap_used_bytes: peakHeapUsed,
@@ -316,11 +320,13 @@ const cpuNow = (): number => {
 function workloadIndependent(n: number, trace: boolean): RunResult {
   const keys = Array.from({ length: n }, (_, i) => `t-${i}`);
   const tStart = now();
+  const cpuStart = cpuNow();
   const ws = newState();
   const d = new Driver(ws, null, trace);
   for (let i = 0; i < n; i++) d.send(computeEvent(keys[i] as string, i));
   d.drain();
   const tCompute = now() - tStart;
+  const cpuCompute = cpuNow() - cpuStart;
 
   sampleHeap();
   const refs = checkMemory(ws, keys);
@@ -329,14 +335,16 @@ function workloadIndependent(n: number, trace: boolean): RunResult {
   const computeTransitions = ws.transitionCounter;
 
   const t1 = now();
+  const cpu1 = cpuNow();
   for (const key of keys) d.send(freeEvent(key));
   const tFree = now() - t1;
+  const cpuSeconds = cpuCompute + cpuNow() - cpu1;
 
   checkAllForgotten(ws, refs);
   checkCounts(d, { Execute: n, TaskFinishedMsg: n, ReleaseWorkerDataMsg: n });
   check(d.events === 3 * n, "events = 3N");
   check(ws.transitionCounter === 6 * n, `transitions ${ws.transitionCounter} = 6N`);
-  return result("independent", n, d, ws, tCompute, tFree, computeTransitions);
+  return result("independent", n, d, ws, tCompute, tFree, cpuSeconds, computeTransitions);
 }
 
 function workloadGather(n: number, k: number, r: number, depNbytes: number, trace: boolean): RunResult {
@@ -344,6 +352,7 @@ function workloadGather(n: number, k: number, r: number, depNbytes: number, trac
   const depKeys = Array.from({ length: n }, (_, i) => Array.from({ length: k }, (_, j) => `d-${i}-${j}`));
   const workers = Array.from({ length: r }, (_, x) => remoteAddress(x));
   const tStart = now();
+  const cpuStart = cpuNow();
   const ws = newState();
   const d = new Driver(ws, null, trace);
   for (let i = 0; i < n; i++) {
@@ -358,6 +367,7 @@ function workloadGather(n: number, k: number, r: number, depNbytes: number, trac
   }
   d.drain();
   const tCompute = now() - tStart;
+  const cpuCompute = cpuNow() - cpuStart;
 
   sampleHeap();
   const allDepKeys = depKeys.flat();
@@ -370,9 +380,11 @@ function workloadGather(n: number, k: number, r: number, depNbytes: number, trac
   const computeTransitions = ws.transitionCounter;
 
   const t1 = now();
+  const cpu1 = cpuNow();
   for (const key of keys) d.send(freeEvent(key));
   for (const key of allDepKeys) d.send(freeEvent(key));
   const tFree = now() - t1;
+  const cpuSeconds = cpuCompute + cpuNow() - cpu1;
 
   checkAllForgotten(ws, refs);
   const g = d.gatherSizes.length;
@@ -385,7 +397,7 @@ function workloadGather(n: number, k: number, r: number, depNbytes: number, trac
   });
   check(d.events === n + g + n + n + n * k, "events = N + G + N + N + N·K");
   check(ws.transitionCounter === 6 * n + 5 * n * k, `transitions ${ws.transitionCounter} = 6N + 5N·K`);
-  return result("gather", n, d, ws, tCompute, tFree, computeTransitions, {
+  return result("gather", n, d, ws, tCompute, tFree, cpuSeconds, computeTransitions, {
     k,
     r,
     dep_nbytes: depNbytes,
@@ -408,11 +420,13 @@ function workloadChain(n: number, trace: boolean): RunResult {
     return computeEvent(keys[i] as string, i, whoHas, nbytes);
   };
   const tStart = now();
+  const cpuStart = cpuNow();
   const ws = newState();
   const d = new Driver(ws, onFinished, trace);
   d.send(computeEvent(keys[0] as string, 0));
   d.drain();
   const tCompute = now() - tStart;
+  const cpuCompute = cpuNow() - cpuStart;
 
   sampleHeap();
   const refs = checkMemory(ws, keys);
@@ -421,17 +435,19 @@ function workloadChain(n: number, trace: boolean): RunResult {
   const computeTransitions = ws.transitionCounter;
 
   const t1 = now();
+  const cpu1 = cpuNow();
   for (let i = n - 1; i >= 0; i--) {
     const key = keys[i] as string;
     d.send(freeEvent(key));
   }
   const tFree = now() - t1;
+  const cpuSeconds = cpuCompute + cpuNow() - cpu1;
 
   checkAllForgotten(ws, refs);
   checkCounts(d, { Execute: n, TaskFinishedMsg: n, ReleaseWorkerDataMsg: n });
   check(d.events === 3 * n, "events = 3N");
   check(ws.transitionCounter === 6 * n, `transitions ${ws.transitionCounter} = 6N`);
-  return result("chain", n, d, ws, tCompute, tFree, computeTransitions);
+  return result("chain", n, d, ws, tCompute, tFree, cpuSeconds, computeTransitions);
 }
 
 function floorResult(n: number): RunResult {
@@ -447,6 +463,7 @@ function floorResult(n: number): RunResult {
     events_per_s: run.events / seconds,
     compute_phase_seconds: run.computeSeconds,
     free_phase_seconds: run.freeSeconds,
+    cpu_seconds: run.cpuSeconds,
     compute_phase_transitions: 0,
     instructions_by_type: run.instructionsByType,
     peak_heap_used_bytes: peakHeapUsed,
@@ -500,6 +517,8 @@ function runRepeated(name: string, options: Options): Record<string, unknown> {
     events_per_s: round(median.events_per_s, 1),
     compute_phase_seconds: round(median.compute_phase_seconds, 4),
     free_phase_seconds: round(median.free_phase_seconds, 4),
+    cpu_seconds: round(median.cpu_seconds, 4),
+    cpu_seconds_min: round(Math.min(...runs.map((r) => r.cpu_seconds)), 4),
     ...extra,
     seconds_all_runs: sorted.map((r) => round(r.seconds, 4)),
     seconds_min: round((sorted[0] as RunResult).seconds, 4),

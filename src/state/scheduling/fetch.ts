@@ -30,26 +30,31 @@ export function ensureCommunicating(
   if (shouldThrottleIncomingTransfers(core)) return;
 
   // Runs after every stimulus while anything is queued, and usually finds every peer in
-  // flight: collect with a shared callback and build the queue only for a real candidate.
-  let candidates: PeerQueue | null;
-  collecting.core = core;
-  try {
-    core.dataNeeded.forEach(collectCandidate, collecting);
-    candidates = collecting.candidates;
-  } finally {
-    collecting.core = null;
-    collecting.candidates = null;
-  }
+  // flight: the peer queue is built only for a real candidate. (A module-level scratch
+  // object instead of this closure made no measurable difference: W2's CPU time with the
+  // closure was 1.07× [0.62–1.45] of it over 6 pairs, W3 0.98× [0.92–1.06].)
+  let candidates = null as PeerQueue | null; // (assigned in the callback)
+  core.dataNeeded.forEach((tasks, worker) => {
+    if (core.inFlightWorkers.has(worker) || core.busyWorkers.has(worker)) return;
+    (candidates ??= new PeerQueue()).push({
+      priority: (tasks.peek() as TaskState).priority ?? [],
+      isRemote: core.host === null || !addressHasHost(worker, core.host),
+      ntasks: tasks.size,
+      worker,
+      tasks,
+    });
+  });
   if (candidates === null) return;
+  const queue = candidates;
 
   for (;;) {
-    const peer = candidates.pop();
+    const peer = queue.pop();
     if (peer === undefined) return;
     const { worker, tasks } = peer;
     // Lazily re-sort: an earlier peer may have taken replicated tasks from this heap.
     if (tasks.size === 0) continue;
     if (tasks.size !== peer.ntasks) {
-      candidates.push({ ...peer, priority: (tasks.peek() as TaskState).priority ?? [], ntasks: tasks.size });
+      queue.push({ ...peer, priority: (tasks.peek() as TaskState).priority ?? [], ntasks: tasks.size });
       continue;
     }
     const [toGather, messageNbytes] = selectKeysForGather(core, tasks);
@@ -66,28 +71,6 @@ export function ensureCommunicating(
     core.transferIncomingBytes += messageNbytes;
     if (shouldThrottleIncomingTransfers(core)) return;
   }
-}
-
-interface Collecting {
-  core: StateCore | null;
-  candidates: PeerQueue | null;
-}
-
-/** Scratch for `collectCandidate` (emptied after each use, so it never pins a state). */
-const collecting: Collecting = { core: null, candidates: null };
-
-// A `forEach` callback with `this`: no closure per call, and iterating the Map's entries
-// would allocate an entry array per peer.
-function collectCandidate(this: Collecting, tasks: PrioritySet<TaskState>, worker: string): void {
-  const core = this.core as StateCore;
-  if (core.inFlightWorkers.has(worker) || core.busyWorkers.has(worker)) return;
-  (this.candidates ??= new PeerQueue()).push({
-    priority: (tasks.peek() as TaskState).priority ?? [],
-    isRemote: core.host === null || !addressHasHost(worker, core.host),
-    ntasks: tasks.size,
-    worker,
-    tasks,
-  });
 }
 
 /** Take tasks from the top of `available` while they fit the transfer limits. */
