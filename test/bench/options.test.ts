@@ -37,7 +37,7 @@ describe("each suite's options", () => {
     expect(() => parseSim(["--map-sizes=10,x"])).toThrow('bench sim: --map-sizes must be an integer >= 1, got "x"');
     expect(() => parseSim(["--only=both"])).toThrow('bench sim: --only takes shuffle, map, got "both"');
     expect(() => parseSpill(["--layout=disk"])).toThrow('bench spill: --layout takes keys, slots, both, got "disk"');
-    expect(() => parseState(["--only", "w1,w9"])).toThrow('bench state: --only takes w1, w2, w3, w1-floor, got "w9"');
+    expect(() => parseState(["--only", "w1,w9"])).toThrow('bench state: --only takes w1, w2, w3, got "w9"');
     expect(() => parseState(["--warmup=-1"])).toThrow(/--warmup must be an integer >= 0, got "-1"/);
     expect(() => parseState(["--bogus"])).toThrow(/^bench state: unknown option --bogus \(options: --w1-n, /);
     expect(() => parseSpill(["--dir"])).toThrow(BenchOptionError);
