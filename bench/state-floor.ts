@@ -251,43 +251,52 @@ export class FloorEngine {
     }
   }
 
-  private readyBefore(i: number, j: number): boolean {
-    const c = comparePriority((this.ready[i] as FloorTask).priority ?? [], (this.ready[j] as FloorTask).priority ?? []);
-    return c < 0 || (c === 0 && (this.readySeqs[i] as number) < (this.readySeqs[j] as number));
+  /** Whether (priority, seq) sorts before ready entry j. */
+  private readyBefore(priority: readonly number[], seq: number, j: number): boolean {
+    const c = comparePriority(priority, (this.ready[j] as FloorTask).priority as readonly number[]);
+    return c < 0 || (c === 0 && seq < (this.readySeqs[j] as number));
   }
 
-  private swapReady(i: number, j: number): void {
-    const { ready, readySeqs } = this;
-    [ready[i], ready[j]] = [ready[j] as FloorTask, ready[i] as FloorTask];
-    [readySeqs[i], readySeqs[j]] = [readySeqs[j] as number, readySeqs[i] as number];
-  }
-
+  // Sifting moves a hole (no swaps, no temporary arrays).
   private pushReady(ts: FloorTask): void {
-    this.ready.push(ts);
-    this.readySeqs.push(this.readySeq++);
-    for (let i = this.ready.length - 1; i > 0; ) {
+    const { ready, readySeqs } = this;
+    const priority = ts.priority as readonly number[];
+    const seq = this.readySeq++;
+    let i = ready.length;
+    ready.push(ts);
+    readySeqs.push(seq);
+    while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.readyBefore(i, parent)) break;
-      this.swapReady(i, parent);
+      if (!this.readyBefore(priority, seq, parent)) break;
+      ready[i] = ready[parent] as FloorTask;
+      readySeqs[i] = readySeqs[parent] as number;
       i = parent;
     }
+    ready[i] = ts;
+    readySeqs[i] = seq;
   }
 
   private popReady(): FloorTask {
-    const top = this.ready[0] as FloorTask;
-    const last = this.ready.length - 1;
-    this.swapReady(0, last);
-    this.ready.pop();
-    this.readySeqs.pop();
-    for (let i = 0; ; ) {
-      const left = 2 * i + 1;
-      if (left >= this.ready.length) break;
-      const right = left + 1;
-      const child = right < this.ready.length && this.readyBefore(right, left) ? right : left;
-      if (!this.readyBefore(child, i)) break;
-      this.swapReady(i, child);
+    const { ready, readySeqs } = this;
+    const top = ready[0] as FloorTask;
+    const last = ready.pop() as FloorTask;
+    const lastSeq = readySeqs.pop() as number;
+    const n = ready.length;
+    if (n === 0) return top;
+    const priority = last.priority as readonly number[];
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      const right = child + 1;
+      if (right < n && this.readyBefore((ready[right] as FloorTask).priority as readonly number[], readySeqs[right] as number, child)) child = right;
+      if (this.readyBefore(priority, lastSeq, child)) break;
+      ready[i] = ready[child] as FloorTask;
+      readySeqs[i] = readySeqs[child] as number;
       i = child;
     }
+    ready[i] = last;
+    readySeqs[i] = lastSeq;
     return top;
   }
 }
