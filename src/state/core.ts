@@ -11,6 +11,7 @@ import { RecommendationStack, type FinishState, type Recommendation, type Recomm
 import { copyRecord, EMPTY_RECORD, newRecord } from "./records.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
+import { everyLink, linkCount, linkHas, linksToArray, replacedLinks, withLink, type Links } from "./links.js";
 import { TaskState } from "./task-state.js";
 import type { TaskStateName } from "./task-states.js";
 import { unknownEventKind, type StateMachineEvent } from "./events.js";
@@ -111,9 +112,9 @@ export class StateCore {
   readonly longRunning = new Set<TaskState>();
   readonly dataNeeded = new Map<string, PrioritySet<TaskState>>();
   fetchCount = 0;
-  readonly hasWhat = new Map<string, Set<Key>>();
   readonly missingDepFlight = new Set<TaskState>();
   readonly inFlightTasks = new Set<TaskState>();
+  readonly hasWhat = new Map<string, Set<Key>>();
   readonly inFlightWorkers = new Map<string, Set<Key>>();
   readonly busyWorkers = new Set<string>();
   transferIncomingBytes = 0;
@@ -361,25 +362,23 @@ export class StateCore {
       const listed = whoHas[key] as readonly string[];
       const current = ts._whoHas;
       if (sameHolders(current, listed, this.address)) continue;
-      const workers = new Set<string>();
+      let workers: Links<string> = null;
       for (let i = 0; i < listed.length; i++) {
         const worker = listed[i] as string;
-        if (worker !== this.address) workers.add(worker);
+        if (worker !== this.address) workers = withLink(workers, worker);
       }
       const isFetch = ts.state === "fetch";
-      if (current !== null) {
-        for (const worker of current) {
-          if (workers.has(worker)) continue;
-          this.discardFromHasWhat(worker, key);
-          if (isFetch) this.discardFromDataNeeded(worker, ts);
-        }
+      for (const worker of linksToArray(current)) {
+        if (linkHas(workers, worker)) continue;
+        this.discardFromHasWhat(worker, key);
+        if (isFetch) this.discardFromDataNeeded(worker, ts);
       }
-      for (const worker of workers) {
-        if (current !== null && current.has(worker)) continue;
+      for (const worker of linksToArray(workers)) {
+        if (linkHas(current, worker)) continue;
         this.addToHasWhat(worker, key);
         if (isFetch) this.addToDataNeeded(worker, ts);
       }
-      ts._whoHas = workers.size === 0 ? null : workers;
+      ts._whoHas = replacedLinks(current, workers);
     }
   }
 
@@ -433,20 +432,19 @@ function priorityOf(ts: TaskState): Priority | null {
   return ts.priority;
 }
 
-/** Whether `listed` minus `self` is exactly `current` (null = empty). */
-function sameHolders(current: Set<string> | null, listed: readonly string[], self: string | null): boolean {
+/** Whether `listed` minus `self` is exactly `current`. */
+function sameHolders(current: Links<string>, listed: readonly string[], self: string | null): boolean {
   for (let i = 0; i < listed.length; i++) {
     const worker = listed[i] as string;
-    if (worker !== self && (current === null || !current.has(worker))) return false;
+    if (worker !== self && !linkHas(current, worker)) return false;
   }
-  if (current === null) return true;
-  if (current.size > 16) {
-    const wanted = new Set(listed);
-    for (const worker of current) if (!wanted.has(worker)) return false;
-    return true;
-  }
-  for (const worker of current) if (!listed.includes(worker)) return false;
-  return true;
+  const n = linkCount(current);
+  if (n === 0) return true;
+  return everyLink(current, isListed, n > 16 ? new Set(listed) : listed);
+}
+
+function isListed(worker: string, listed: readonly string[] | ReadonlySet<string>): boolean {
+  return Array.isArray(listed) ? listed.includes(worker) : (listed as ReadonlySet<string>).has(worker);
 }
 
 /** dask's `to_loggable`: drop bulky payloads so the stimulus log does not keep values alive. */

@@ -10,6 +10,7 @@ import type {
 import { RequestRefreshWhoHasMsg, RetryBusyWorkerLater, type Instruction } from "../instructions.js";
 import { StateInvariantError } from "../errors.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
+import { everyLink, linkCount, linkHas, withoutLink } from "../links.js";
 import type { TaskState } from "../task-state.js";
 
 /**
@@ -49,10 +50,7 @@ function handleSuccess(core: StateCore, ev: GatherDepSuccessEvent, recs: Recomme
       continue;
     }
     core.log.tagged(ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq);
-    if (ts._whoHas !== null) {
-      ts._whoHas.delete(ev.worker);
-      if (ts._whoHas.size === 0) ts._whoHas = null;
-    }
+    ts._whoHas = withoutLink(ts._whoHas, ev.worker);
     core.discardFromHasWhat(ev.worker, ts.key);
     recs.add(ts, Rec.fetch);
   }
@@ -63,17 +61,14 @@ function handleBusy(core: StateCore, ev: GatherDepBusyEvent, recs: Recommendatio
   const refreshWhoHas: string[] = [];
   for (const ts of gatherDepDoneCommon(core, ev)) {
     recs.add(ts, Rec.fetch);
-    let allBusy = true;
-    for (const worker of ts._whoHas ?? []) {
-      if (!core.busyWorkers.has(worker)) {
-        allBusy = false;
-        break;
-      }
-    }
-    if (allBusy) refreshWhoHas.push(ts.key);
+    if (everyLink(ts._whoHas, isBusy, core)) refreshWhoHas.push(ts.key);
   }
   out.push(RetryBusyWorkerLater({ worker: ev.worker, stimulusId: ev.stimulusId }));
   if (refreshWhoHas.length > 0) out.push(RequestRefreshWhoHasMsg({ keys: refreshWhoHas, stimulusId: ev.stimulusId }));
+}
+
+function isBusy(worker: string, core: StateCore): boolean {
+  return core.busyWorkers.has(worker);
 }
 
 /** The peer is treated as dead: everything we expected from it is looked for elsewhere. */
@@ -97,8 +92,7 @@ export function forgetWorker(core: StateCore, worker: string, recs: Recommendati
     // The heap is dropped whole: its members must not keep pointing at it.
     heap.clear();
     for (const ts of queued) {
-      const whoHas = ts._whoHas;
-      if (whoHas !== null && whoHas.size === 1 && whoHas.has(worker)) recs.add(ts, Rec.missing);
+      if (linkCount(ts._whoHas) === 1 && linkHas(ts._whoHas, worker)) recs.add(ts, Rec.missing);
     }
   }
   const keys = core.hasWhat.get(worker);
@@ -106,9 +100,7 @@ export function forgetWorker(core: StateCore, worker: string, recs: Recommendati
     core.hasWhat.delete(worker);
     for (const key of keys) {
       const ts = core.tasks.get(key);
-      if (ts === undefined || ts._whoHas === null) continue;
-      ts._whoHas.delete(worker);
-      if (ts._whoHas.size === 0) ts._whoHas = null;
+      if (ts !== undefined) ts._whoHas = withoutLink(ts._whoHas, worker);
     }
   }
 }

@@ -5,6 +5,7 @@ import { addressHasHost } from "../address.js";
 import { GatherDep, type Instruction } from "../instructions.js";
 import { comparePriority, type PrioritySet } from "../priority-set.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
+import { forEachLink } from "../links.js";
 import type { TaskState } from "../task-state.js";
 import type { Key, Priority } from "../events.js";
 
@@ -82,12 +83,16 @@ function selectKeysForGather(core: StateCore, available: PrioritySet<TaskState>)
     if (ts === undefined) break;
     if (taskExceedsTransferLimits(core, ts, messageNbytes)) break;
     // Taking it from every holder's heap also pops it from `available`.
-    for (const worker of ts._whoHas ?? []) core.discardFromDataNeeded(worker, ts);
+    forEachLink(ts._whoHas, discardFromDataNeeded, core, ts);
     available.discard(ts);
     toGather.push(ts);
     messageNbytes += ts.getNbytes();
   }
   return [toGather, messageNbytes];
+}
+
+function discardFromDataNeeded(worker: string, core: StateCore, ts: TaskState): void {
+  core.discardFromDataNeeded(worker, ts);
 }
 
 function taskExceedsTransferLimits(core: StateCore, ts: TaskState, messageNbytes: number): boolean {

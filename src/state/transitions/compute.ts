@@ -4,7 +4,7 @@ import type { TransitionFn } from "../core.js";
 import { Execute, LongRunningMsg, RescheduleMsg } from "../instructions.js";
 import { Rec } from "../recommendations.js";
 import { ensureComputing } from "../scheduling/compute.js";
-import { isEmpty } from "../task-state.js";
+import { linkCount } from "../links.js";
 import { genericError, genericReleased, invariant, toMemory } from "./generic.js";
 
 function hasRestrictions(restrictions: Readonly<Record<string, number>>): boolean {
@@ -14,7 +14,7 @@ function hasRestrictions(restrictions: Readonly<Record<string, number>>): boolea
 
 export const waitingReady: TransitionFn<"waiting", "ready"> = (core, ts, _rec, recs, _out, stimulusId) => {
   if (core.validate) {
-    invariant(core, ts, isEmpty(ts._waitingForData), "waiting for data", stimulusId);
+    invariant(core, ts, linkCount(ts._waitingForData) === 0, "waiting for data", stimulusId);
     invariant(core, ts, ts.priority !== null, "no priority", stimulusId);
   }
   if (hasRestrictions(ts.resourceRestrictions)) {
@@ -29,7 +29,7 @@ export const waitingReady: TransitionFn<"waiting", "ready"> = (core, ts, _rec, r
 
 export const waitingConstrained: TransitionFn<"waiting", "constrained"> = (core, ts, _rec, recs, _out, stimulusId) => {
   if (core.validate) {
-    invariant(core, ts, isEmpty(ts._waitingForData), "waiting for data", stimulusId);
+    invariant(core, ts, linkCount(ts._waitingForData) === 0, "waiting for data", stimulusId);
     invariant(core, ts, !core.ready.has(ts) && !core.constrained.has(ts), "already queued", stimulusId);
   }
   ts.state = "constrained";
@@ -41,7 +41,7 @@ export const waitingConstrained: TransitionFn<"waiting", "constrained"> = (core,
 /** The thread, `executing` membership and resources were taken by ensureComputing. */
 export const readyExecuting: TransitionFn<"ready" | "constrained", "executing"> = (core, ts, _rec, _recs, out, stimulusId) => {
   if (core.validate) {
-    invariant(core, ts, isEmpty(ts._waitingForData), "waiting for data", stimulusId);
+    invariant(core, ts, linkCount(ts._waitingForData) === 0, "waiting for data", stimulusId);
     invariant(core, ts, core.executing.has(ts), "no thread reserved", stimulusId);
     invariant(core, ts, !core.ready.has(ts) && !core.constrained.has(ts), "still queued", stimulusId);
   }
@@ -66,7 +66,7 @@ export const executingLongRunning: TransitionFn<"executing", "long-running"> = (
 
 export const executingMemory: TransitionFn<"executing" | "long-running", "memory"> = (core, ts, rec, recs, out, stimulusId) => {
   if (core.validate) {
-    invariant(core, ts, isEmpty(ts._waitingForData), "waiting for data", stimulusId);
+    invariant(core, ts, linkCount(ts._waitingForData) === 0, "waiting for data", stimulusId);
     invariant(core, ts, !core.ready.has(ts) && !core.constrained.has(ts), "still queued", stimulusId);
   }
   toMemory(core, ts, rec.value, "task-finished", rec.runId, recs, out, stimulusId);

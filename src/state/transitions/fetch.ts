@@ -1,15 +1,16 @@
 // Transitions of dependencies replicated from peers: fetch → flight → memory, and
 // missing when nobody is known to hold them.
 import type { TransitionFn } from "../core.js";
-import { RUN_ID_SENTINEL, isEmpty } from "../task-state.js";
+import { linkCount, linksToArray } from "../links.js";
+import { RUN_ID_SENTINEL } from "../task-state.js";
 import { genericFetch, genericMissing, genericReleased, invariant, purgeState, toMemory } from "./generic.js";
 import { waitForDependencies } from "./released.js";
 
 /** ensureCommunicating has already taken the task out of every holder's heap. */
 export const fetchFlight: TransitionFn<"fetch", "flight"> = (core, ts, rec, _recs, _out, stimulusId) => {
   if (core.validate) {
-    invariant(core, ts, !isEmpty(ts._whoHas), "no holders", stimulusId);
-    for (const worker of ts._whoHas ?? []) {
+    invariant(core, ts, linkCount(ts._whoHas) > 0, "no holders", stimulusId);
+    for (const worker of linksToArray(ts._whoHas)) {
       invariant(core, ts, !(core.dataNeeded.get(worker)?.has(ts) ?? false), `still queued for ${worker}`, stimulusId);
     }
   }
@@ -62,7 +63,7 @@ export const flightReleased: TransitionFn<"flight", "released"> = (core, ts, _re
 };
 
 export const missingFetch: TransitionFn<"missing", "fetch"> = (core, ts, _rec, recs) => {
-  if (isEmpty(ts._whoHas)) return;
+  if (linkCount(ts._whoHas) === 0) return;
   core.missingDepFlight.delete(ts);
   genericFetch(core, ts, recs);
 };

@@ -1,7 +1,8 @@
 // Transitions out of released, and back to released from the resting states.
 import type { TransitionFn } from "../core.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
-import { isEmpty, RUN_ID_SENTINEL, withoutLink, type TaskState } from "../task-state.js";
+import { clearedLinks, forEachLink, linkCount, linksToArray, withLink, withoutLink } from "../links.js";
+import { RUN_ID_SENTINEL, type TaskState } from "../task-state.js";
 import { ReleaseWorkerDataMsg } from "../instructions.js";
 import type { StateCore } from "../core.js";
 import { genericError, genericFetch, genericMissing, genericReleased, invariant, purgeState, toMemory } from "./generic.js";
@@ -19,22 +20,24 @@ export const releasedWaiting: TransitionFn<"released", "waiting"> = (core, ts, _
  * in memory, fetching it, or be ready at once.
  */
 export function waitForDependencies(core: StateCore, ts: TaskState, recs: RecommendationStack, stimulusId: string): void {
-  const dependencies = ts._dependencies;
-  ts._waitingForData = null;
-  if (dependencies !== null) {
-    let waitingForData: Set<typeof ts> | null = null;
-    for (const dep of dependencies) {
-      if (core.validate) invariant(core, dep, core.tasks.get(dep.key) === dep, "dependency is not registered", stimulusId);
-      if (dep.state === "memory") continue;
-      (waitingForData ??= new Set()).add(dep);
-      (dep._waiters ??= new Set()).add(ts);
-      recs.add(dep, Rec.fetch);
+  if (core.validate) {
+    for (const dep of linksToArray(ts._dependencies)) {
+      invariant(core, dep, core.tasks.get(dep.key) === dep, "dependency is not registered", stimulusId);
     }
-    ts._waitingForData = waitingForData;
   }
-  if (ts._waitingForData === null) recs.add(ts, Rec.ready);
+  ts._waitingForData = clearedLinks(ts._waitingForData);
+  forEachLink(ts._dependencies, waitFor, ts, recs);
+  if (linkCount(ts._waitingForData) === 0) recs.add(ts, Rec.ready);
   ts.state = "waiting";
   core.waiting.add(ts);
+}
+
+/** `ts` waits for `dep` unless it is in memory already, and `dep` is fetched. */
+function waitFor(dep: TaskState, ts: TaskState, recs: RecommendationStack): void {
+  if (dep.state === "memory") return;
+  ts._waitingForData = withLink(ts._waitingForData, dep);
+  dep._waiters = withLink(dep._waiters, ts);
+  recs.add(dep, Rec.fetch);
 }
 
 export const releasedMissing: TransitionFn<"released", "missing"> = (core, ts, _rec, _recs, _out, stimulusId) => {
@@ -51,23 +54,22 @@ export const toError: TransitionFn<"released" | "flight", "error"> = (core, ts, 
 };
 
 export const releasedForgotten: TransitionFn<"released", "forgotten"> = (core, ts, _rec, recs, _out, stimulusId) => {
-  if (core.validate && ts._dependents !== null) {
-    for (const dependent of ts._dependents) {
+  if (core.validate) {
+    for (const dependent of linksToArray(ts._dependents)) {
       invariant(core, ts, dependent.state === "forgotten", `dependent ${dependent.toString()} not forgotten`, stimulusId);
     }
   }
-  const dependencies = ts._dependencies;
-  if (dependencies !== null) {
-    for (const dep of dependencies) {
-      const dependents = dep._dependents;
-      if (dependents !== null) dep._dependents = withoutLink(dependents, ts);
-      if (dep.state === "released" && isEmpty(dep._dependents)) recs.add(dep, Rec.forgotten);
-    }
-  }
+  forEachLink(ts._dependencies, forgetDependent, ts, recs);
   purgeState(core, ts);
   ts.state = "forgotten";
   if (core.tasks.get(ts.key) === ts) core.tasks.delete(ts.key);
 };
+
+/** `ts` is forgotten: `dep` loses a dependent, and is forgotten too if it was the last. */
+function forgetDependent(dep: TaskState, ts: TaskState, recs: RecommendationStack): void {
+  dep._dependents = withoutLink(dep._dependents, ts);
+  if (dep.state === "released" && linkCount(dep._dependents) === 0) recs.add(dep, Rec.forgotten);
+}
 
 export const toReleased: TransitionFn<"waiting" | "ready" | "constrained" | "error", "released"> = (core, ts, _rec, recs) => {
   genericReleased(core, ts, recs);
