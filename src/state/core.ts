@@ -11,7 +11,7 @@ import { RecommendationStack, type FinishState, type Recommendation, type Recomm
 import { copyRecord, EMPTY_RECORD, newRecord } from "./records.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
-import { everyLink, linkCount, linkHas, linksToArray, replacedLinks, withLink, type Links } from "./links.js";
+import { everyLink, forEachLink, linkCount, linkHas, linksToArray, replacedLinks, withLink, type Links } from "./links.js";
 import { TaskState } from "./task-state.js";
 import type { TaskStateName } from "./task-states.js";
 import { unknownEventKind, type StateMachineEvent } from "./events.js";
@@ -114,7 +114,6 @@ export class StateCore {
   fetchCount = 0;
   readonly missingDepFlight = new Set<TaskState>();
   readonly inFlightTasks = new Set<TaskState>();
-  readonly hasWhat = new Map<string, Set<Key>>();
   readonly inFlightWorkers = new Map<string, Set<Key>>();
   readonly busyWorkers = new Set<string>();
   transferIncomingBytes = 0;
@@ -130,6 +129,14 @@ export class StateCore {
   readonly stimulusLog: BoundedLog<StateMachineEvent>;
   /** Sequence number of the stimulus being handled (1 for the first one). */
   stimulusSeq = 0;
+
+  /**
+   * worker → the keys we believe it holds (the mirror of every task's whoHas): built the
+   * first time anything reads it (the public view, forgetWorker, validation) and kept up to
+   * date from then on. Until then nobody can hold it, and keeping it costs two hashed Set
+   * operations per replica (W2: 20,000 dependencies) for a Map nothing reads.
+   */
+  private hasWhatIndex: Map<string, Set<Key>> | null = null;
 
   /** The stack drained by `handleStimulus`; reused (it is empty between stimuli). */
   private readonly mainStack = new RecommendationStack(true);
@@ -339,19 +346,25 @@ export class StateCore {
     return true;
   }
 
-  addToHasWhat(worker: string, key: Key): void {
-    let keys = this.hasWhat.get(worker);
-    if (keys === undefined) {
-      keys = new Set();
-      this.hasWhat.set(worker, keys);
+  /** worker → keys it holds; a worker holding nothing has no entry (see `hasWhatIndex`). */
+  get hasWhat(): Map<string, Set<Key>> {
+    let index = this.hasWhatIndex;
+    if (index === null) {
+      index = new Map();
+      for (const ts of this.tasks.values()) forEachLink(ts._whoHas, indexHolder, index, ts.key);
+      this.hasWhatIndex = index;
     }
-    keys.add(key);
+    return index;
+  }
+
+  addToHasWhat(worker: string, key: Key): void {
+    if (this.hasWhatIndex !== null) indexHolder(worker, this.hasWhatIndex, key);
   }
 
   discardFromHasWhat(worker: string, key: Key): void {
-    const keys = this.hasWhat.get(worker);
+    const keys = this.hasWhatIndex?.get(worker);
     if (keys === undefined || !keys.delete(key)) return;
-    if (keys.size === 0) this.hasWhat.delete(worker);
+    if (keys.size === 0) (this.hasWhatIndex as Map<string, Set<Key>>).delete(worker);
   }
 
   /** dask's `_update_who_has`. */
@@ -367,6 +380,12 @@ export class StateCore {
         const worker = listed[i] as string;
         if (worker !== this.address) workers = withLink(workers, worker);
       }
+      if (current === null) {
+        // The common case (a new dependency): nothing to drop.
+        forEachLink(workers, addHolder, this, ts);
+        ts._whoHas = workers;
+        continue;
+      }
       const isFetch = ts.state === "fetch";
       for (const worker of linksToArray(current)) {
         if (linkHas(workers, worker)) continue;
@@ -374,9 +393,7 @@ export class StateCore {
         if (isFetch) this.discardFromDataNeeded(worker, ts);
       }
       for (const worker of linksToArray(workers)) {
-        if (linkHas(current, worker)) continue;
-        this.addToHasWhat(worker, key);
-        if (isFetch) this.addToDataNeeded(worker, ts);
+        if (!linkHas(current, worker)) addHolder(worker, this, ts);
       }
       ts._whoHas = replacedLinks(current, workers);
     }
@@ -406,6 +423,21 @@ export class StateCore {
 }
 
 const RELEASED: Recommendation = { finish: "released" };
+
+/** `worker` holds `ts`: index it, and queue the fetch if `ts` is to be fetched. */
+function addHolder(worker: string, core: StateCore, ts: TaskState): void {
+  core.addToHasWhat(worker, ts.key);
+  if (ts.state === "fetch") core.addToDataNeeded(worker, ts);
+}
+
+function indexHolder(worker: string, index: Map<string, Set<Key>>, key: Key): void {
+  let keys = index.get(worker);
+  if (keys === undefined) {
+    keys = new Set();
+    index.set(worker, keys);
+  }
+  keys.add(key);
+}
 
 /**
  * The table keyed by start, then finish. A function found under (start, finish) is only

@@ -49,8 +49,11 @@ export const flightMissing: TransitionFn<"flight", "missing"> = (core, ts, _rec,
  * the gather's result for it is then ignored when it returns.
  */
 export const flightMemory: TransitionFn<"flight", "memory"> = (core, ts, rec, recs, out, stimulusId) => {
-  core.inFlightTasks.delete(ts);
-  ts.comingFrom = null;
+  // A returned gather has already taken it out of the in-flight set (and cleared comingFrom).
+  if (ts.comingFrom !== null) {
+    core.inFlightTasks.delete(ts);
+    ts.comingFrom = null;
+  }
   toMemory(core, ts, rec.value, "add-keys", RUN_ID_SENTINEL, recs, out, stimulusId);
 };
 

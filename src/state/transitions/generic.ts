@@ -19,7 +19,9 @@ export function invariant(core: StateCore, ts: TaskState, condition: boolean, wh
 /** Forget everything transient about `ts` and drop it from every collection. Idempotent. */
 export function purgeState(core: StateCore, ts: TaskState): void {
   const key = ts.key;
-  if (core.dataIsMap || core.data.has(key)) core.data.delete(key);
+  // A released task was purged when it became released and has no value since (a plain
+  // Map is then not asked: forgetting a released task purges it a second time).
+  if (core.dataIsMap ? ts.state !== "released" : core.data.has(key)) core.data.delete(key);
   if (core.actors.size !== 0) core.actors.delete(key);
   if (core.threads.size !== 0) core.threads.delete(key);
 
