@@ -367,10 +367,30 @@ export class StateCore {
     if (keys.size === 0) (this.hasWhatIndex as Map<string, Set<Key>>).delete(worker);
   }
 
-  /** dask's `_update_who_has`. */
-  updateWhoHas(whoHas: Readonly<Record<Key, readonly string[]>>): void {
+  /**
+   * Scratch for a handler that ensures tasks and then updates their holders: the tasks it
+   * just looked up, in order, so that `updateWhoHas` need not look them up again. Emptied
+   * by `updateWhoHas`.
+   */
+  readonly ensuredTasks: TaskState[] = [];
+
+  /**
+   * dask's `_update_who_has`. `ensured` (usually `ensuredTasks`): tasks just looked up, in
+   * the order the handler met their keys; a key of `whoHas` that comes next in it is not
+   * looked up again (for a compute-task, whoHas and nbytes list the same keys in the same
+   * order), any other key is.
+   */
+  updateWhoHas(whoHas: Readonly<Record<Key, readonly string[]>>, ensured: TaskState[] | null = null): void {
+    let next = 0;
     for (const key in whoHas) {
-      const ts = this.tasks.get(key);
+      let ts: TaskState | undefined;
+      const hinted = ensured === null ? undefined : ensured[next];
+      if (hinted !== undefined && hinted.key === key) {
+        ts = hinted;
+        next++;
+      } else {
+        ts = this.tasks.get(key);
+      }
       if (ts === undefined) continue; // a late refresh answer for a forgotten key
       const listed = whoHas[key] as readonly string[];
       const current = ts._whoHas;
@@ -397,10 +417,12 @@ export class StateCore {
       }
       ts._whoHas = replacedLinks(current, workers);
     }
+    if (ensured !== null) ensured.length = 0;
   }
 
   resourcesSatisfied(ts: TaskState): boolean {
     const restrictions = ts.resourceRestrictions;
+    if (restrictions === EMPTY_RECORD) return true; // most tasks (see storedRestrictions)
     for (const name in restrictions) {
       if ((this.availableResources[name] ?? 0) < (restrictions[name] as number)) return false;
     }
@@ -409,6 +431,7 @@ export class StateCore {
 
   acquireResources(ts: TaskState): void {
     const restrictions = ts.resourceRestrictions;
+    if (restrictions === EMPTY_RECORD) return;
     for (const name in restrictions) {
       this.availableResources[name] = (this.availableResources[name] ?? 0) - (restrictions[name] as number);
     }
@@ -416,6 +439,7 @@ export class StateCore {
 
   releaseResources(ts: TaskState): void {
     const restrictions = ts.resourceRestrictions;
+    if (restrictions === EMPTY_RECORD) return;
     for (const name in restrictions) {
       this.availableResources[name] = (this.availableResources[name] ?? 0) + (restrictions[name] as number);
     }

@@ -87,7 +87,7 @@ export function TaskFinishedMsg(init: TaskFinishedMsgInit): TaskFinishedMsg {
     nbytes: init.nbytes ?? null,
     type: init.type ?? null,
     typename: init.typename ?? null,
-    metadata: Object.freeze(init.metadata ?? EMPTY_RECORD),
+    metadata: init.metadata === undefined || init.metadata === EMPTY_RECORD ? EMPTY_RECORD : Object.freeze(init.metadata),
     thread: init.thread ?? null,
     startstops: freezeList(init.startstops ?? EMPTY_LIST),
     stimulusId: init.stimulusId,

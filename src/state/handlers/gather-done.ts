@@ -30,7 +30,8 @@ function gatherDepDoneCommon(core: StateCore, ev: GatherDepDoneEvent): TaskState
   const tasks: TaskState[] = [];
   for (const key of keys) {
     const ts = core.tasks.get(key);
-    if (ts === undefined || ts.comingFrom !== ev.worker || !core.inFlightTasks.has(ts)) {
+    // comingFrom is set exactly while the task is in inFlightTasks (validateFlight).
+    if (ts === undefined || ts.comingFrom !== ev.worker) {
       core.logEntry([key, "stale-gather-result", ev.worker, ev.stimulusId, core.stimulusSeq]);
       continue;
     }

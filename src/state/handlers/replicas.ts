@@ -57,14 +57,17 @@ export function handleAcquireReplicas(core: StateCore, ev: AcquireReplicasEvent,
       }
     }
   }
+  const ensured = core.ensuredTasks;
+  ensured.length = 0;
   for (const key in ev.nbytes) {
     const ts = core.ensureTaskExists(key, REPLICA_PRIORITY, ev.stimulusId);
     if (ts.state !== "memory") {
       ts.nbytes = ev.nbytes[key] as number;
       recs.add(ts, Rec.fetch);
     }
+    ensured.push(ts);
   }
-  core.updateWhoHas(ev.whoHas);
+  core.updateWhoHas(ev.whoHas, ensured);
 }
 
 export function handleRefreshWhoHas(core: StateCore, ev: RefreshWhoHasEvent, recs: RecommendationStack): void {

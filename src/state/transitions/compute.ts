@@ -5,9 +5,11 @@ import { Execute, LongRunningMsg, RescheduleMsg } from "../instructions.js";
 import { Rec } from "../recommendations.js";
 import { ensureComputing } from "../scheduling/compute.js";
 import { linkCount } from "../links.js";
+import { EMPTY_RECORD } from "../records.js";
 import { genericError, genericReleased, invariant, toMemory } from "./generic.js";
 
 function hasRestrictions(restrictions: Readonly<Record<string, number>>): boolean {
+  if (restrictions === EMPTY_RECORD) return false; // most tasks (see storedRestrictions)
   for (const _ in restrictions) return true;
   return false;
 }

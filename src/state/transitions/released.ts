@@ -62,7 +62,10 @@ export const releasedForgotten: TransitionFn<"released", "forgotten"> = (core, t
   forEachLink(ts._dependencies, forgetDependent, ts, recs);
   purgeState(core, ts);
   ts.state = "forgotten";
-  if (core.tasks.get(ts.key) === ts) core.tasks.delete(ts.key);
+  // A TaskState is in `tasks` from its creation to this transition, and a released one is
+  // not forgotten yet: it is the one registered under its key.
+  if (core.validate) invariant(core, ts, core.tasks.get(ts.key) === ts, "forgetting a task that is not registered", stimulusId);
+  core.tasks.delete(ts.key);
 };
 
 /** `ts` is forgotten: `dep` loses a dependent, and is forgotten too if it was the last. */
