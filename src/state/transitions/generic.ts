@@ -26,7 +26,9 @@ export function purgeState(core: StateCore, ts: TaskState): void {
   if (core.threads.size !== 0) core.threads.delete(key);
 
   if (ts._whoHas !== null) {
-    forEachLink(ts._whoHas, forgetHolder, core, ts);
+    // Only a task in fetch is queued in dataNeeded (validateState), so only its holders'
+    // heaps are searched.
+    forEachLink(ts._whoHas, ts.state === "fetch" ? forgetQueuedHolder : forgetHolder, core, ts);
     ts._whoHas = clearedLinks(ts._whoHas);
   }
   forEachLink(ts._dependencies, stopWaitingFor, ts, null);
@@ -53,6 +55,10 @@ export function purgeState(core: StateCore, ts: TaskState): void {
 }
 
 function forgetHolder(worker: string, core: StateCore, ts: TaskState): void {
+  core.discardFromHasWhat(worker, ts.key);
+}
+
+function forgetQueuedHolder(worker: string, core: StateCore, ts: TaskState): void {
   core.discardFromHasWhat(worker, ts.key);
   core.discardFromDataNeeded(worker, ts);
 }

@@ -27,9 +27,17 @@ export function waitForDependencies(core: StateCore, ts: TaskState, recs: Recomm
   }
   ts._waitingForData = clearedLinks(ts._waitingForData);
   forEachLink(ts._dependencies, waitFor, ts, recs);
-  if (linkCount(ts._waitingForData) === 0) recs.add(ts, Rec.ready);
   ts.state = "waiting";
-  core.waiting.add(ts);
+  if (linkCount(ts._waitingForData) > 0) {
+    core.waiting.add(ts);
+    return;
+  }
+  // Nothing to wait for: ready is recommended on top of the stack and taken next, so the
+  // task leaves waiting before anything reads `waiting` (validation runs after the
+  // stimulus). Not adding it spares the Set a growth and, when it held nothing else, the
+  // table V8 reallocates when its last entry is deleted (W1 and W3: every task). waiting →
+  // ready/constrained/released delete from `waiting` whether or not the task is there.
+  recs.add(ts, Rec.ready);
 }
 
 /** `ts` waits for `dep` unless it is in memory already, and `dep` is fetched. */
