@@ -244,6 +244,9 @@ export function validateState(core: StateCore): void {
     }
   }
   if (fetchMembers.size !== core.fetchCount) fail(`fetchCount ${core.fetchCount} but ${fetchMembers.size} tasks in dataNeeded`);
+  let idleQueued = 0;
+  for (const worker of core.dataNeeded.keys()) if (core.isFree(worker)) idleQueued++;
+  if (idleQueued !== core.idleQueuedPeers) fail(`idleQueuedPeers is ${core.idleQueuedPeers} but ${idleQueued} queued peers are neither in flight nor busy`);
   // A task's queue slot names ready, constrained or a live dataNeeded heap, or nothing (for
   // those queues the slot is the membership): a slot left pointing at a dropped heap would
   // make `ready.add` refuse the task.

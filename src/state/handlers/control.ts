@@ -22,7 +22,7 @@ export function handleUnpause(core: StateCore, recs: RecommendationStack): void 
 }
 
 export function handleRetryBusyWorker(core: StateCore, worker: string): void {
-  core.busyWorkers.delete(worker);
+  core.clearBusy(worker);
 }
 
 export function handleFindMissing(core: StateCore, ev: FindMissingEvent, out: Instruction[]): void {

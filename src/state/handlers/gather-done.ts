@@ -20,13 +20,12 @@ import type { TaskState } from "../task-state.js";
  */
 function gatherDepDoneCommon(core: StateCore, ev: GatherDepDoneEvent): TaskState[] {
   core.transferIncomingBytes -= ev.totalNbytes;
-  const keys = core.inFlightWorkers.get(ev.worker);
+  const keys = core.clearInFlight(ev.worker);
   if (keys === undefined) {
     throw new StateInvariantError(
       `${ev.kind} from ${ev.worker} (stimulus ${ev.stimulusId}): no gather to that worker is outstanding`,
     );
   }
-  core.inFlightWorkers.delete(ev.worker);
   const tasks: TaskState[] = [];
   for (const key of keys) {
     const ts = core.tasks.get(key);
@@ -58,7 +57,7 @@ function handleSuccess(core: StateCore, ev: GatherDepSuccessEvent, recs: Recomme
 }
 
 function handleBusy(core: StateCore, ev: GatherDepBusyEvent, recs: RecommendationStack, out: Instruction[]): void {
-  core.busyWorkers.add(ev.worker);
+  core.setBusy(ev.worker);
   const refreshWhoHas: string[] = [];
   for (const ts of gatherDepDoneCommon(core, ev)) {
     recs.add(ts, Rec.fetch);
@@ -88,7 +87,7 @@ function handleNetworkFailure(core: StateCore, ev: GatherDepNetworkFailureEvent,
 export function forgetWorker(core: StateCore, worker: string, recs: RecommendationStack): void {
   const heap = core.dataNeeded.get(worker);
   if (heap !== undefined) {
-    core.dataNeeded.delete(worker);
+    core.dropDataNeeded(worker);
     const queued = heap.sorted();
     // The heap is dropped whole: its members must not keep pointing at it.
     heap.clear();

@@ -27,7 +27,7 @@ export function ensureCommunicating(
   out: Instruction[],
   stimulusId: string,
 ): void {
-  if (!core.running || core.dataNeeded.size === 0) return;
+  if (!core.running || core.idleQueuedPeers === 0) return;
   if (shouldThrottleIncomingTransfers(core)) return;
 
   // Runs after every stimulus while anything is queued, and usually finds every peer in
@@ -36,7 +36,7 @@ export function ensureCommunicating(
   // iterating entries 512 (8 peers, measured).
   let queue: PeerQueue | null = null;
   for (const worker of core.dataNeeded.keys()) {
-    if (core.inFlightWorkers.has(worker) || core.busyWorkers.has(worker)) continue;
+    if (!core.isFree(worker)) continue;
     const tasks = core.dataNeeded.get(worker) as PrioritySet<TaskState>;
     (queue ??= new PeerQueue()).push({
       priority: (tasks.peek() as TaskState).priority ?? [],
@@ -67,7 +67,7 @@ export function ensureCommunicating(
     const flight = Rec.flight(worker);
     for (let i = 0; i < toGather.length; i++) recs.add(toGather[i] as TaskState, flight);
     out.push(GatherDep({ worker, toGather: keys, totalNbytes: messageNbytes, stimulusId }));
-    core.inFlightWorkers.set(worker, new Set(keys));
+    core.setInFlight(worker, new Set(keys));
     core.transferIncomingCountTotal++;
     core.transferIncomingBytes += messageNbytes;
     if (shouldThrottleIncomingTransfers(core)) return;
