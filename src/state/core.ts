@@ -13,7 +13,7 @@ import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
 import { everyLink, forEachLink, linkCount, linkHas, linksToArray, replacedLinks, withLink, type Links } from "./links.js";
 import { TaskState } from "./task-state.js";
-import type { TaskStateName } from "./task-states.js";
+import { stateIndex, TASK_STATE_NAMES, type TaskStateName } from "./task-states.js";
 import { unknownEventKind, type StateMachineEvent } from "./events.js";
 
 /** The Map-like store of task values (a `Map`, or the SpillBuffer). */
@@ -151,14 +151,14 @@ export class StateCore {
   /** Tasks touched during the current stimulus (only tracked when validating). */
   private touched: Set<TaskState> | null = null;
 
-  /** `parts.transitions` as Maps: a hashed lookup instead of megamorphic keyed loads. */
-  private readonly transitionFns: TransitionMaps;
+  /** `parts.transitions` indexed by (stateIndex(start), stateIndex(finish)). */
+  private readonly transitionFns: TransitionGrid;
   /** The store is a plain Map: `set` cannot fail silently, `delete` of a missing key is a no-op. */
   readonly dataIsMap: boolean;
 
   constructor(parts: StateMachineParts, options: WorkerStateOptions = {}) {
     this.parts = parts;
-    this.transitionFns = transitionMaps(parts.transitions);
+    this.transitionFns = transitionGrid(parts.transitions);
     this.address = options.address ?? null;
     this.host = this.address === null ? null : addressHost(this.address);
     this.nthreads = options.nthreads ?? 1;
@@ -251,7 +251,7 @@ export class StateCore {
       throw new TransitionCounterMaxExceeded(ts.key, start, finish, this.story([ts.key]), { stimulusId });
     }
     const journalStart = recs.journalLength();
-    const fn = this.transitionFns.get(start)?.get(finish);
+    const fn = this.transitionFns[stateIndex(start) * STATE_COUNT + stateIndex(finish)];
     if (fn !== undefined) {
       fn(this, ts, rec, recs, out, stimulusId, start);
     } else if (start !== "released" && finish !== "released") {
@@ -508,24 +508,30 @@ function indexHolder(worker: string, index: Map<string, Set<Key>>, key: Key): vo
 }
 
 /**
- * The table keyed by start, then finish. A function found under (start, finish) is only
- * ever called with that start and a recommendation for that finish, which is what its
- * entry's type promises: the one place the pair is not known statically.
+ * The table as a flat grid, entry `stateIndex(start) * STATE_COUNT + stateIndex(finish)`
+ * (undefined: no direct edge). A function found under (start, finish) is only ever called
+ * with that start and a recommendation for that finish, which is what its entry's type
+ * promises: the one place the pair is not known statically.
  */
-type TransitionMaps = Map<string, Map<string, TransitionFn>>;
+type TransitionGrid = readonly (TransitionFn | undefined)[];
 
-const TRANSITION_MAPS = new WeakMap<TransitionTable, TransitionMaps>();
+const STATE_COUNT = TASK_STATE_NAMES.length;
+const TRANSITION_GRIDS = new WeakMap<TransitionTable, TransitionGrid>();
 
-function transitionMaps(table: TransitionTable): TransitionMaps {
-  let maps = TRANSITION_MAPS.get(table);
-  if (maps === undefined) {
-    maps = new Map();
-    for (const [start, row] of Object.entries(table)) {
-      if (row !== undefined) maps.set(start, new Map(Object.entries(row) as [string, TransitionFn][]));
+function transitionGrid(table: TransitionTable): TransitionGrid {
+  let grid = TRANSITION_GRIDS.get(table);
+  if (grid === undefined) {
+    const cells: (TransitionFn | undefined)[] = new Array(STATE_COUNT * STATE_COUNT).fill(undefined);
+    for (const [start, row] of Object.entries(table) as [TaskStateName, Record<string, TransitionFn> | undefined][]) {
+      if (row === undefined) continue;
+      for (const [finish, fn] of Object.entries(row) as [TaskStateName, TransitionFn][]) {
+        cells[stateIndex(start) * STATE_COUNT + stateIndex(finish)] = fn;
+      }
     }
-    TRANSITION_MAPS.set(table, maps);
+    grid = Object.freeze(cells);
+    TRANSITION_GRIDS.set(table, grid);
   }
-  return maps;
+  return grid;
 }
 
 function priorityOf(ts: TaskState): Priority | null {
