@@ -66,10 +66,14 @@ export type TransitionFn<S extends TaskStateName = TaskStateName, F extends Fini
   start: S,
 ) => void;
 
-/** TRANSITIONS[start][finish]: the compiler checks that each entry handles its pair. */
+/**
+ * TRANSITIONS[start][finish]: the compiler checks that each entry handles its pair. Read
+ * by an arbitrary string it gives a TransitionFn<never, never> (a function that cannot be
+ * called with a real task), so tools may list the table without casts.
+ */
 export type TransitionTable = {
   readonly [S in TaskStateName]?: { readonly [F in FinishState]?: TransitionFn<S, F> };
-};
+} & { readonly [start: string]: { readonly [finish: string]: TransitionFn<never, never> | undefined } | undefined };
 
 export type EventHandler = (
   core: StateCore,
