@@ -3,7 +3,7 @@
 // `run(argv: string[]): Promise<void>`, printing one JSON line per measurement on stdout.
 // The options are parsed once against every chosen suite's: each suite gets its own, and
 // an option none of them knows, or a bad value, is one line on stderr and exit 2.
-import { BenchOptionError, splitSuiteArgs, type OptionSpecs } from "./options.js";
+import { BenchOptionError, runFromCommandLine, splitSuiteArgs, type OptionSpecs } from "./options.js";
 
 const SUITES = ["state", "spans", "spill", "worker", "sim", "sweep"] as const;
 type SuiteName = (typeof SUITES)[number];
@@ -29,7 +29,7 @@ function splitCommandLine(argv: readonly string[]): { suites: SuiteName[]; optio
   return { suites: suites.length > 0 ? suites : [...SUITES], options: argv.slice(i) };
 }
 
-async function main(argv: readonly string[]): Promise<void> {
+async function main(argv: string[]): Promise<void> {
   const { suites, options } = splitCommandLine(argv);
   const modules: Record<string, Suite> = {};
   for (const name of suites) modules[name] = (await import(`./${name}.ts`)) as Suite;
@@ -40,10 +40,4 @@ async function main(argv: readonly string[]): Promise<void> {
   for (const name of suites) await (modules[name] as Suite).run(perSuite[name] as string[]);
 }
 
-try {
-  await main(process.argv.slice(2));
-} catch (error) {
-  if (!(error instanceof BenchOptionError)) throw error;
-  console.error(error.message);
-  process.exit(2);
-}
+await runFromCommandLine(main);

@@ -267,6 +267,23 @@ function result(
 
 const transitionsSoFar = (engine: Engine): number => (engine instanceof WorkerState ? engine.transitionCounter : 0);
 
+/** The end of W1 and W3: every task computed once and forgotten, three events and six transitions each. */
+function checkedThreeEventsPerTask(
+  name: string,
+  n: number,
+  d: Driver,
+  refs: readonly TaskState[],
+  timer: PhaseTimer,
+  computeTransitions: number,
+  options: RunOptions,
+): RunResult {
+  checkAllForgotten(d.engine, refs);
+  checkCounts(d, { Execute: n, TaskFinishedMsg: n, ReleaseWorkerDataMsg: n });
+  check(d.events === 3 * n, "events = 3N");
+  checkTransitions(d.engine, 6 * n, "6N");
+  return result(name, n, d, timer, computeTransitions, options);
+}
+
 /** W1: N independent tasks computed, then freed. */
 export function runIndependent(n: number, options: RunOptions): RunResult {
   const keys = Array.from({ length: n }, (_, i) => `t-${i}`);
@@ -287,11 +304,7 @@ export function runIndependent(n: number, options: RunOptions): RunResult {
   for (const key of keys) d.send(freeEvent(key));
   timer.endFree();
 
-  checkAllForgotten(engine, refs);
-  checkCounts(d, { Execute: n, TaskFinishedMsg: n, ReleaseWorkerDataMsg: n });
-  check(d.events === 3 * n, "events = 3N");
-  checkTransitions(engine, 6 * n, "6N");
-  return result("independent", n, d, timer, computeTransitions, options);
+  return checkedThreeEventsPerTask("independent", n, d, refs, timer, computeTransitions, options);
 }
 
 /** W2: N tasks with K dependencies each, gathered from R peers, then all freed. */
@@ -381,9 +394,5 @@ export function runChain(n: number, options: RunOptions): RunResult {
   for (let i = n - 1; i >= 0; i--) d.send(freeEvent(keys[i] as string));
   timer.endFree();
 
-  checkAllForgotten(engine, refs);
-  checkCounts(d, { Execute: n, TaskFinishedMsg: n, ReleaseWorkerDataMsg: n });
-  check(d.events === 3 * n, "events = 3N");
-  checkTransitions(engine, 6 * n, "6N");
-  return result("chain", n, d, timer, computeTransitions, options);
+  return checkedThreeEventsPerTask("chain", n, d, refs, timer, computeTransitions, options);
 }
