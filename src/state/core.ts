@@ -128,6 +128,13 @@ export class StateCore {
    * keys, inFlightWorkers and busyWorkers; validateState recounts it.
    */
   idleQueuedPeers = 0;
+  /**
+   * The task the last purge was for, and the transition counter then: released → forgotten
+   * purges again (as dask does), which is a no-op when the purge was in the transition just
+   * before (memory/error/… → released → forgotten, taken at once from the stack).
+   */
+  lastPurged: TaskState | null = null;
+  lastPurgedAt = -1;
   transferIncomingBytes = 0;
   transferIncomingCountTotal = 0;
   generation = 0;

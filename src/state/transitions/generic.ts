@@ -18,6 +18,8 @@ export function invariant(core: StateCore, ts: TaskState, condition: boolean, wh
 
 /** Forget everything transient about `ts` and drop it from every collection. Idempotent. */
 export function purgeState(core: StateCore, ts: TaskState): void {
+  core.lastPurged = ts;
+  core.lastPurgedAt = core.transitionCounter;
   const key = ts.key;
   // A released task was purged when it became released and has no value since (a plain
   // Map is then not asked: forgetting a released task purges it a second time).

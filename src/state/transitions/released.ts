@@ -68,7 +68,9 @@ export const releasedForgotten: TransitionFn<"released", "forgotten"> = (core, t
     }
   }
   forEachLink(ts._dependencies, forgetDependent, ts, recs);
-  purgeState(core, ts);
+  // Purged in the previous transition (nothing ran since): purging again would change nothing.
+  if (core.lastPurged !== ts || core.lastPurgedAt !== core.transitionCounter - 1) purgeState(core, ts);
+  core.lastPurged = null;
   ts.state = "forgotten";
   // A TaskState is in `tasks` from its creation to this transition, and a released one is
   // not forgotten yet: it is the one registered under its key.
