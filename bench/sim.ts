@@ -16,6 +16,7 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { getHeapStatistics } from "node:v8";
 import { simulate, type SimOptions } from "../src/sim/index.js";
+import { parseSuiteOptions, runFromCommandLine, type OptionSpecs, type OptionValues } from "./options.js";
 import { bundleForChild, collectGarbage, round, runChildJsonLines } from "./support.js";
 
 interface Measurement {
@@ -42,11 +43,19 @@ function heapUsed(): number {
   return getHeapStatistics().used_heap_size;
 }
 
-function option(argv: readonly string[], name: string): string | undefined {
-  const at = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (at < 0) return undefined;
-  const arg = argv[at]!;
-  return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[at + 1];
+export const OPTIONS = {
+  only: { kind: "string", choices: ["shuffle", "map"] },
+  "shuffle-size": { kind: "integer", default: 100_000 },
+  "map-sizes": { kind: "integers", default: [10_000, 100_000, 1_000_000] },
+  workers: { kind: "integer", default: 16 },
+  "in-process": { kind: "boolean" },
+  child: { kind: "boolean", internal: true },
+} as const satisfies OptionSpecs;
+
+type Options = OptionValues<typeof OPTIONS>;
+
+export function parse(argv: readonly string[]): Options {
+  return parseSuiteOptions("sim", OPTIONS, argv);
 }
 
 async function measure(name: string, workload: string, options: SimOptions): Promise<Measurement> {
@@ -91,32 +100,29 @@ const SELF = fileURLToPath(import.meta.url);
 const PARTS = ["shuffle", "map"] as const;
 
 export async function run(argv: string[]): Promise<void> {
-  const only = option(argv, "only");
-  if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {
-    throw new Error(`bench sim: --only takes ${PARTS.join(" or ")}, not ${JSON.stringify(only)}`);
-  }
-  if (argv.includes("--in-process") || argv.includes("--child")) {
-    await measureParts(argv, only);
+  const options = parse(argv);
+  if (options.inProcess || options.child) {
+    await measureParts(options);
     return;
   }
   const bundle = await bundleForChild(SELF, "sim");
   try {
-    const rest = argv.filter((a, i) => !(a === "--only" || a.startsWith("--only=") || argv[i - 1] === "--only"));
-    for (const part of only === undefined ? PARTS : [only]) runChildJsonLines("sim", SELF, bundle, ["--child", `--only=${part}`, ...rest]);
+    const rest = [`--shuffle-size=${options.shuffleSize}`, `--map-sizes=${options.mapSizes.join(",")}`, `--workers=${options.workers}`];
+    for (const part of options.only === undefined ? PARTS : [options.only]) runChildJsonLines("sim", SELF, bundle, ["--child", `--only=${part}`, ...rest]);
   } finally {
     bundle?.cleanup();
   }
 }
 
-async function measureParts(argv: readonly string[], only: string | undefined): Promise<void> {
-  const workers = Number(option(argv, "workers") ?? 16);
+async function measureParts(options: Options): Promise<void> {
+  const { only, workers } = options;
   if (only === undefined || only === "shuffle") {
-    const size = Number(option(argv, "shuffle-size") ?? 100_000);
+    const size = options.shuffleSize;
     const result = await measure(`shuffle-${size}`, "shuffle", { size, workers, threads: 2, maxTaskRecords: 10_000, seed: 1 });
     console.log(JSON.stringify(result));
   }
   if (only === undefined || only === "map") {
-    const sizes = (option(argv, "map-sizes") ?? "10000,100000,1000000").split(",").map(Number);
+    const sizes = options.mapSizes;
     // Warm-up so the first size does not pay for the JIT.
     await simulate("map", { size: 10_000, workers, keepOutputs: false, maxTaskRecords: 0 });
     for (const size of sizes) {
@@ -126,4 +132,4 @@ async function measureParts(argv: readonly string[], only: string | undefined): 
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await run(process.argv.slice(2));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await runFromCommandLine(run);

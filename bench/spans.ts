@@ -10,29 +10,21 @@ import { pathToFileURL } from "node:url";
 import { ROOT_CONTEXT, trace, type Tracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { meter, Span, toDigestMetrics, withSpan } from "../src/spans/index.js";
+import { parseSuiteOptions, runFromCommandLine, type OptionSpecs, type OptionValues } from "./options.js";
 import { median, round, jsonLines } from "./support.js";
 
 const emit = jsonLines("spans");
 
-interface Options {
-  tasks: number;
-  awaits: number;
-  repeat: number;
-}
+export const OPTIONS = {
+  tasks: { kind: "integer", default: 30_000 },
+  awaits: { kind: "integer", default: 200_000 },
+  repeat: { kind: "integer", default: 3 },
+} as const satisfies OptionSpecs;
 
-function parse(argv: readonly string[]): Options {
-  const options: Options = { tasks: 30_000, awaits: 200_000, repeat: 3 };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
-    if (!["--tasks", "--awaits", "--repeat"].includes(flag)) continue; // other suites' options
-    const raw = inline ?? argv[++i];
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`bench spans: ${flag} needs a positive integer, got ${String(raw)}`);
-    if (flag === "--tasks") options.tasks = value;
-    else if (flag === "--awaits") options.awaits = value;
-    else options.repeat = value;
-  }
-  return options;
+type Options = OptionValues<typeof OPTIONS>;
+
+export function parse(argv: readonly string[]): Options {
+  return parseSuiteOptions("spans", OPTIONS, argv);
 }
 
 const CHILDREN = ["memory-read", "executor", "thread-noncpu", "serialize"] as const;
@@ -243,6 +235,4 @@ export async function run(argv: string[]): Promise<void> {
   if (sink === -1) console.error("unreachable");
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await run(process.argv.slice(2));
-}
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await runFromCommandLine(run);

@@ -27,83 +27,33 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { FileStore, SpillBuffer, v8Serializer, type FileStoreLayout, type SpillStore } from "../src/spill/index.js";
+import { parseSuiteOptions, runFromCommandLine, type OptionSpecs, type OptionValues } from "./options.js";
 import { collectGarbage, median, round } from "./support.js";
 
-interface Options {
+export const OPTIONS = {
+  only: { kind: "string", choices: ["fast", "heavy"] },
+  "fast-n": { kind: "integer", default: 200_000 },
+  "heavy-n": { kind: "integer", default: 20_000 },
+  "heavy-repeat": { kind: "integer", default: 1 },
+  "value-bytes": { kind: "integer", default: 64 * 1024 },
+  repeat: { kind: "integer", default: 5 },
+  dir: { kind: "string", default: os.tmpdir() },
+  layout: { kind: "string", default: "both", choices: ["keys", "slots", "both"] },
+  dask: { kind: "boolean" },
+} as const satisfies OptionSpecs;
+
+interface Options extends Omit<OptionValues<typeof OPTIONS>, "only" | "layout"> {
   only: "fast" | "heavy" | undefined;
-  fastN: number;
-  heavyN: number;
-  heavyRepeat: number;
-  valueBytes: number;
-  repeat: number;
-  dir: string;
   layouts: FileStoreLayout[];
-  dask: boolean;
 }
 
-function parse(argv: readonly string[]): Options {
-  const options: Options = {
-    only: undefined,
-    fastN: 200_000,
-    heavyN: 20_000,
-    heavyRepeat: 1,
-    valueBytes: 64 * 1024,
-    repeat: 5,
-    dir: os.tmpdir(),
-    layouts: ["keys", "slots"],
-    dask: false,
+export function parse(argv: readonly string[]): Options {
+  const { only, layout, ...values } = parseSuiteOptions("spill", OPTIONS, argv);
+  return {
+    ...values,
+    only: only as "fast" | "heavy" | undefined,
+    layouts: layout === "both" ? ["keys", "slots"] : [layout as FileStoreLayout],
   };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`bench spill: ${flag} needs a value`);
-      return v;
-    };
-    const count = (): number => {
-      const v = Number(value());
-      if (!Number.isInteger(v) || v <= 0) throw new Error(`bench spill: ${flag} needs a positive integer`);
-      return v;
-    };
-    switch (flag) {
-      case "--only": {
-        const v = value();
-        if (v !== "fast" && v !== "heavy") throw new Error(`bench spill: --only takes fast or heavy, not ${JSON.stringify(v)}`);
-        options.only = v;
-        break;
-      }
-      case "--fast-n":
-        options.fastN = count();
-        break;
-      case "--heavy-n":
-        options.heavyN = count();
-        break;
-      case "--heavy-repeat":
-        options.heavyRepeat = count();
-        break;
-      case "--value-bytes":
-        options.valueBytes = count();
-        break;
-      case "--repeat":
-        options.repeat = count();
-        break;
-      case "--dir":
-        options.dir = value();
-        break;
-      case "--layout": {
-        const v = value();
-        if (v !== "keys" && v !== "slots" && v !== "both") throw new Error(`bench spill: --layout takes keys, slots or both, not ${JSON.stringify(v)}`);
-        options.layouts = v === "both" ? ["keys", "slots"] : [v];
-        break;
-      }
-      case "--dask":
-        options.dask = true;
-        break;
-      default:
-        break; // options of other suites
-    }
-  }
-  return options;
 }
 
 const now = (): number => performance.now() / 1000;
@@ -427,6 +377,4 @@ export async function run(argv: string[]): Promise<void> {
   if (options.dask) daskReference();
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await run(process.argv.slice(2));
-}
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await runFromCommandLine(run);

@@ -18,36 +18,28 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { expandPlan, type SweepRun } from "../src/lab/plan.js";
 import { runSweep } from "../src/lab/sweep.js";
 import { packageVersion } from "../src/util/package-version.js";
+import { parseSuiteOptions, runFromCommandLine, type OptionSpecs, type OptionValues } from "./options.js";
 import { collectGarbage, jsonLines, round } from "./support.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const WORKER = fileURLToPath(new URL("../src/lab/sweep-worker.ts", import.meta.url));
 const BENCH_DIR = fileURLToPath(new URL(".", import.meta.url));
 
-interface Settings {
-  runs: number;
-  size: number;
-  repeat: number;
-}
+export const OPTIONS = {
+  runs: { kind: "integer", default: 64 },
+  size: { kind: "integer", default: 2000 },
+  repeat: { kind: "integer", default: 2 },
+  /** The way a child runs (the parent passes it). */
+  child: { kind: "string", choices: ["loop", "jobs-1", "jobs-2"], internal: true },
+} as const satisfies OptionSpecs;
+
+type Settings = OptionValues<typeof OPTIONS>;
 
 function settingsOf(argv: readonly string[]): Settings {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: { runs: { type: "string" }, size: { type: "string" }, repeat: { type: "string" }, child: { type: "string" } },
-    strict: false,
-    allowPositionals: true,
-  });
-  const whole = (value: unknown, fallback: number, name: string): number => {
-    if (value === undefined) return fallback;
-    const number = Number(value);
-    if (!Number.isSafeInteger(number) || number < 1) throw new Error(`bench sweep: --${name} must be a whole number ≥ 1, got ${String(value)}`);
-    return number;
-  };
-  return { runs: whole(values.runs, 64, "runs"), size: whole(values.size, 2000, "size"), repeat: whole(values.repeat, 2, "repeat") };
+  return parseSuiteOptions("sweep", OPTIONS, argv);
 }
 
 /** Wall seconds, and CPU seconds of the whole process (every thread of the pool included). */
@@ -125,5 +117,5 @@ export async function run(argv: string[]): Promise<void> {
   }
 }
 
-const childAt = process.argv.indexOf("--child");
-if (childAt >= 0) await measure(settingsOf(process.argv.slice(2)), process.argv[childAt + 1] as Mode);
+const childMode = process.argv.includes("--child") ? settingsOf(process.argv.slice(2)).child : undefined;
+if (childMode !== undefined) await runFromCommandLine(async (argv) => measure(settingsOf(argv), childMode as Mode));

@@ -20,36 +20,23 @@ import {
   formatFineMetrics,
   type MetricEntry,
 } from "../src/index.js";
+import { parseSuiteOptions, runFromCommandLine, type OptionSpecs, type OptionValues } from "./options.js";
 import { median, round, collectGarbage, jsonLines } from "./support.js";
 
 const emit = jsonLines("worker");
 
-interface Options {
-  series: number;
-  steps: number;
-  tasks: number;
-  repeat: number;
+export const OPTIONS = {
+  series: { kind: "integer", default: 2_000 },
+  steps: { kind: "integer", default: 100_000 },
+  tasks: { kind: "integer", default: 5_000 },
+  repeat: { kind: "integer", default: 5 },
+} as const satisfies OptionSpecs;
+
+type Options = OptionValues<typeof OPTIONS>;
+
+export function parse(argv: readonly string[]): Options {
+  return parseSuiteOptions("worker", OPTIONS, argv);
 }
-
-function parse(argv: readonly string[]): Options {
-  const options: Options = { series: 2_000, steps: 100_000, tasks: 5_000, repeat: 5 };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i]!.split("=", 2) as [string, string | undefined];
-    if (!["--series", "--steps", "--tasks", "--repeat"].includes(flag)) continue; // other suites' options
-    const raw = inline ?? argv[++i];
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`bench worker: ${flag} needs a positive integer, got ${String(raw)}`);
-    if (flag === "--series") options.series = value;
-    else if (flag === "--steps") options.steps = value;
-    else if (flag === "--tasks") options.tasks = value;
-    else options.repeat = value;
-  }
-  return options;
-}
-
-
-
-
 
 const ACTIVITIES = ["thread-cpu", "thread-noncpu", "other", "disk-read", "disk-write", "serialize", "deserialize", "memory-read"];
 const OUTCOMES = ["ok", "failed", "cancelled", "running"];
@@ -228,6 +215,4 @@ export async function run(argv: string[]): Promise<void> {
   await benchShellOverhead(options);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  await run(process.argv.slice(2));
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await runFromCommandLine(run);

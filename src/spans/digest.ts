@@ -1,7 +1,5 @@
-// Span tree → DigestMetric instructions. The DigestMetric factory is imported from its own
-// file (not the state index) so that state ⇄ spans imports stay a harmless ESM cycle: both
-// sides are side-effect free and only call each other at run time.
-import { DigestMetric } from "../state/instructions.js";
+// Span tree → DigestMetric instructions.
+import { DigestMetric } from "./digest-metric.js";
 import { collectSeries, seriesValue, type Breakdown, type Series } from "./flatten.js";
 import { fromQuanta, toQuanta } from "./float.js";
 import { OTHER, type SpanTreeNode } from "./types.js";

@@ -8,7 +8,7 @@
 // child (with its own open descendants) is counted up to t as well, so every exclusive time
 // only grows with t. Metrics only grow (addMetric refuses negatives). Times are whole
 // quanta, so the increments are exact and add up to the unscraped totals.
-import { DigestMetric } from "../state/instructions.js";
+import { DigestMetric } from "./digest-metric.js";
 import { cumulativeSeries, outcomeOf } from "./digest.js";
 import { fromQuanta, toQuanta } from "./float.js";
 import type { Span } from "./span.js";

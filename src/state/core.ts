@@ -7,11 +7,14 @@ import { addressHost } from "./address.js";
 import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } from "./errors.js";
 import { BoundedLog, DEFAULT_LOG_LENGTH, StateLog, type LogEntry } from "./log.js";
 import { PrioritySet, SharedSlotPrioritySet, SlotPrioritySet } from "./priority-set.js";
-import { RecommendationStack, type Recommendation } from "./recommendations.js";
+import { RecommendationStack, type FinishState, type Recommendation, type RecommendationFor } from "./recommendations.js";
+import { copyRecord, EMPTY_RECORD, newRecord } from "./records.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
+import { everyLink, forEachLink, linkCount, linkHas, linksToArray, replacedLinks, withLink, type Links } from "./links.js";
 import { TaskState } from "./task-state.js";
-import type { StateMachineEvent } from "./events.js";
+import { stateIndex, TASK_STATE_NAMES, type TaskStateName } from "./task-states.js";
+import { unknownEventKind, type StateMachineEvent } from "./events.js";
 
 /** The Map-like store of task values (a `Map`, or the SpillBuffer). */
 export interface DataStore {
@@ -47,16 +50,30 @@ export interface WorkerStateOptions {
 /** dask's hard-coded `transfer_incoming_bytes_throttle_threshold`. */
 export const TRANSFER_INCOMING_BYTES_THROTTLE_THRESHOLD = 10_000_000;
 
-export type TransitionFn = (
+/**
+ * One (start, finish) entry of the transition table: `rec` is the recommendation for
+ * `finish` (a flight recommendation names its worker, a memory one carries the value), and
+ * `start` is the state the task is in. A function registered for several pairs takes the
+ * union of their starts and finishes.
+ */
+export type TransitionFn<S extends TaskStateName = TaskStateName, F extends FinishState = FinishState> = (
   core: StateCore,
   ts: TaskState,
-  rec: Recommendation,
+  rec: RecommendationFor<F>,
   recs: RecommendationStack,
   out: Instruction[],
   stimulusId: string,
+  start: S,
 ) => void;
 
-export type TransitionTable = Readonly<Record<string, Readonly<Record<string, TransitionFn>> | undefined>>;
+/**
+ * TRANSITIONS[start][finish]: the compiler checks that each entry handles its pair. Read
+ * by an arbitrary string it gives a TransitionFn<never, never> (a function that cannot be
+ * called with a real task), so tools may list the table without casts.
+ */
+export type TransitionTable = {
+  readonly [S in TaskStateName]?: { readonly [F in FinishState]?: TransitionFn<S, F> };
+} & { readonly [start: string]: { readonly [finish: string]: TransitionFn<never, never> | undefined } | undefined };
 
 export type EventHandler = (
   core: StateCore,
@@ -99,11 +116,25 @@ export class StateCore {
   readonly longRunning = new Set<TaskState>();
   readonly dataNeeded = new Map<string, PrioritySet<TaskState>>();
   fetchCount = 0;
-  readonly hasWhat = new Map<string, Set<Key>>();
   readonly missingDepFlight = new Set<TaskState>();
   readonly inFlightTasks = new Set<TaskState>();
   readonly inFlightWorkers = new Map<string, Set<Key>>();
   readonly busyWorkers = new Set<string>();
+  /**
+   * How many peers have fetches queued (dataNeeded) and are neither in flight nor busy: the
+   * peers ensureCommunicating could send a GatherDep to. It runs after every stimulus; with
+   * this at 0 it returns without scanning every queued peer (two hashed lookups each: 5 %
+   * of W2's time). Kept by the methods below, which are the only writers of dataNeeded's
+   * keys, inFlightWorkers and busyWorkers; validateState recounts it.
+   */
+  idleQueuedPeers = 0;
+  /**
+   * The task the last purge was for, and the transition counter then: released → forgotten
+   * purges again (as dask does), which is a no-op when the purge was in the transition just
+   * before (memory/error/… → released → forgotten, taken at once from the stack).
+   */
+  lastPurged: TaskState | null = null;
+  lastPurgedAt = -1;
   transferIncomingBytes = 0;
   transferIncomingCountTotal = 0;
   generation = 0;
@@ -118,19 +149,27 @@ export class StateCore {
   /** Sequence number of the stimulus being handled (1 for the first one). */
   stimulusSeq = 0;
 
+  /**
+   * worker → the keys we believe it holds (the mirror of every task's whoHas): built the
+   * first time anything reads it (the public view, forgetWorker, validation) and kept up to
+   * date from then on. Until then nobody can hold it, and keeping it costs two hashed Set
+   * operations per replica (W2: 20,000 dependencies) for a Map nothing reads.
+   */
+  private hasWhatIndex: Map<string, Set<Key>> | null = null;
+
   /** The stack drained by `handleStimulus`; reused (it is empty between stimuli). */
   private readonly mainStack = new RecommendationStack(true);
   /** Tasks touched during the current stimulus (only tracked when validating). */
   private touched: Set<TaskState> | null = null;
 
-  /** `parts.transitions` as Maps: a hashed lookup instead of megamorphic keyed loads. */
-  private readonly transitionFns: Map<string, Map<string, TransitionFn>>;
+  /** `parts.transitions` indexed by (stateIndex(start), stateIndex(finish)). */
+  private readonly transitionFns: TransitionGrid;
   /** The store is a plain Map: `set` cannot fail silently, `delete` of a missing key is a no-op. */
   readonly dataIsMap: boolean;
 
   constructor(parts: StateMachineParts, options: WorkerStateOptions = {}) {
     this.parts = parts;
-    this.transitionFns = transitionMaps(parts.transitions);
+    this.transitionFns = transitionGrid(parts.transitions);
     this.address = options.address ?? null;
     this.host = this.address === null ? null : addressHost(this.address);
     this.nthreads = options.nthreads ?? 1;
@@ -143,8 +182,8 @@ export class StateCore {
     this.transferIncomingBytesLimit = options.transferIncomingBytesLimit ?? Infinity;
     this.transferMessageBytesLimit = options.transferMessageBytesLimit ?? Infinity;
     this.sizeof = options.sizeof ?? defaultSizeof;
-    this.totalResources = { ...(options.resources ?? {}) };
-    this.availableResources = { ...(options.resources ?? {}) };
+    this.totalResources = copyRecord(options.resources ?? EMPTY_RECORD);
+    this.availableResources = copyRecord(options.resources ?? EMPTY_RECORD);
     const logLength = options.logLength ?? DEFAULT_LOG_LENGTH;
     this.log = new StateLog(logLength);
     this.stimulusLog = new BoundedLog(logLength);
@@ -223,9 +262,9 @@ export class StateCore {
       throw new TransitionCounterMaxExceeded(ts.key, start, finish, this.story([ts.key]), { stimulusId });
     }
     const journalStart = recs.journalLength();
-    const fn = this.transitionFns.get(start)?.get(finish);
+    const fn = this.transitionFns[stateIndex(start) * STATE_COUNT + stateIndex(finish)];
     if (fn !== undefined) {
-      fn(this, ts, rec, recs, out, stimulusId);
+      fn(this, ts, rec, recs, out, stimulusId, start);
     } else if (start !== "released" && finish !== "released") {
       this.transitionViaReleased(ts, rec, recs, out, stimulusId);
     } else {
@@ -314,6 +353,7 @@ export class StateCore {
     if (heap === undefined) {
       heap = new SharedSlotPrioritySet<TaskState>(priorityOf);
       this.dataNeeded.set(worker, heap);
+      if (this.isFree(worker)) this.idleQueuedPeers++;
     }
     heap.add(ts);
   }
@@ -322,57 +362,122 @@ export class StateCore {
   discardFromDataNeeded(worker: string, ts: TaskState): boolean {
     const heap = this.dataNeeded.get(worker);
     if (heap === undefined || !heap.discard(ts)) return false;
-    if (heap.size === 0) this.dataNeeded.delete(worker);
+    if (heap.size === 0) this.dropDataNeeded(worker);
     return true;
   }
 
-  addToHasWhat(worker: string, key: Key): void {
-    let keys = this.hasWhat.get(worker);
-    if (keys === undefined) {
-      keys = new Set();
-      this.hasWhat.set(worker, keys);
+  /** Forget `worker`'s heap of queued fetches (its tasks must no longer point at it). */
+  dropDataNeeded(worker: string): void {
+    if (this.dataNeeded.delete(worker) && this.isFree(worker)) this.idleQueuedPeers--;
+  }
+
+  /** A GatherDep for `keys` went to `worker`. */
+  setInFlight(worker: string, keys: Set<Key>): void {
+    if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers--;
+    this.inFlightWorkers.set(worker, keys);
+  }
+
+  /** The GatherDep to `worker` returned; the keys it was for. */
+  clearInFlight(worker: string): Set<Key> | undefined {
+    const keys = this.inFlightWorkers.get(worker);
+    if (keys === undefined) return undefined;
+    this.inFlightWorkers.delete(worker);
+    if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers++;
+    return keys;
+  }
+
+  setBusy(worker: string): void {
+    if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers--;
+    this.busyWorkers.add(worker);
+  }
+
+  clearBusy(worker: string): void {
+    if (!this.busyWorkers.delete(worker)) return;
+    if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers++;
+  }
+
+  /** Neither in flight nor busy. */
+  isFree(worker: string): boolean {
+    return !this.inFlightWorkers.has(worker) && !this.busyWorkers.has(worker);
+  }
+
+  /** worker → keys it holds; a worker holding nothing has no entry (see `hasWhatIndex`). */
+  get hasWhat(): Map<string, Set<Key>> {
+    let index = this.hasWhatIndex;
+    if (index === null) {
+      index = new Map();
+      for (const ts of this.tasks.values()) forEachLink(ts._whoHas, indexHolder, index, ts.key);
+      this.hasWhatIndex = index;
     }
-    keys.add(key);
+    return index;
+  }
+
+  addToHasWhat(worker: string, key: Key): void {
+    if (this.hasWhatIndex !== null) indexHolder(worker, this.hasWhatIndex, key);
   }
 
   discardFromHasWhat(worker: string, key: Key): void {
-    const keys = this.hasWhat.get(worker);
+    const keys = this.hasWhatIndex?.get(worker);
     if (keys === undefined || !keys.delete(key)) return;
-    if (keys.size === 0) this.hasWhat.delete(worker);
+    if (keys.size === 0) (this.hasWhatIndex as Map<string, Set<Key>>).delete(worker);
   }
 
-  /** dask's `_update_who_has`. */
-  updateWhoHas(whoHas: Readonly<Record<Key, readonly string[]>>): void {
+  /**
+   * Scratch for a handler that ensures tasks and then updates their holders: the tasks it
+   * just looked up, in order, so that `updateWhoHas` need not look them up again. Emptied
+   * by `updateWhoHas`.
+   */
+  readonly ensuredTasks: TaskState[] = [];
+
+  /**
+   * dask's `_update_who_has`. `ensured` (usually `ensuredTasks`): tasks just looked up, in
+   * the order the handler met their keys; a key of `whoHas` that comes next in it is not
+   * looked up again (for a compute-task, whoHas and nbytes list the same keys in the same
+   * order), any other key is.
+   */
+  updateWhoHas(whoHas: Readonly<Record<Key, readonly string[]>>, ensured: TaskState[] | null = null): void {
+    let next = 0;
     for (const key in whoHas) {
-      const ts = this.tasks.get(key);
+      let ts: TaskState | undefined;
+      const hinted = ensured === null ? undefined : ensured[next];
+      if (hinted !== undefined && hinted.key === key) {
+        ts = hinted;
+        next++;
+      } else {
+        ts = this.tasks.get(key);
+      }
       if (ts === undefined) continue; // a late refresh answer for a forgotten key
       const listed = whoHas[key] as readonly string[];
       const current = ts._whoHas;
       if (sameHolders(current, listed, this.address)) continue;
-      const workers = new Set<string>();
+      let workers: Links<string> = null;
       for (let i = 0; i < listed.length; i++) {
         const worker = listed[i] as string;
-        if (worker !== this.address) workers.add(worker);
+        if (worker !== this.address) workers = withLink(workers, worker);
+      }
+      if (current === null) {
+        // The common case (a new dependency): nothing to drop.
+        forEachLink(workers, addHolder, this, ts);
+        ts._whoHas = workers;
+        continue;
       }
       const isFetch = ts.state === "fetch";
-      if (current !== null) {
-        for (const worker of current) {
-          if (workers.has(worker)) continue;
-          this.discardFromHasWhat(worker, key);
-          if (isFetch) this.discardFromDataNeeded(worker, ts);
-        }
+      for (const worker of linksToArray(current)) {
+        if (linkHas(workers, worker)) continue;
+        this.discardFromHasWhat(worker, key);
+        if (isFetch) this.discardFromDataNeeded(worker, ts);
       }
-      for (const worker of workers) {
-        if (current !== null && current.has(worker)) continue;
-        this.addToHasWhat(worker, key);
-        if (isFetch) this.addToDataNeeded(worker, ts);
+      for (const worker of linksToArray(workers)) {
+        if (!linkHas(current, worker)) addHolder(worker, this, ts);
       }
-      ts._whoHas = workers.size === 0 ? null : workers;
+      ts._whoHas = replacedLinks(current, workers);
     }
+    if (ensured !== null) ensured.length = 0;
   }
 
   resourcesSatisfied(ts: TaskState): boolean {
     const restrictions = ts.resourceRestrictions;
+    if (restrictions === EMPTY_RECORD) return true; // most tasks (see storedRestrictions)
     for (const name in restrictions) {
       if ((this.availableResources[name] ?? 0) < (restrictions[name] as number)) return false;
     }
@@ -381,6 +486,7 @@ export class StateCore {
 
   acquireResources(ts: TaskState): void {
     const restrictions = ts.resourceRestrictions;
+    if (restrictions === EMPTY_RECORD) return;
     for (const name in restrictions) {
       this.availableResources[name] = (this.availableResources[name] ?? 0) - (restrictions[name] as number);
     }
@@ -388,6 +494,7 @@ export class StateCore {
 
   releaseResources(ts: TaskState): void {
     const restrictions = ts.resourceRestrictions;
+    if (restrictions === EMPTY_RECORD) return;
     for (const name in restrictions) {
       this.availableResources[name] = (this.availableResources[name] ?? 0) + (restrictions[name] as number);
     }
@@ -396,39 +503,65 @@ export class StateCore {
 
 const RELEASED: Recommendation = { finish: "released" };
 
-const TRANSITION_MAPS = new WeakMap<TransitionTable, Map<string, Map<string, TransitionFn>>>();
+/** `worker` holds `ts`: index it, and queue the fetch if `ts` is to be fetched. */
+function addHolder(worker: string, core: StateCore, ts: TaskState): void {
+  core.addToHasWhat(worker, ts.key);
+  if (ts.state === "fetch") core.addToDataNeeded(worker, ts);
+}
 
-function transitionMaps(table: TransitionTable): Map<string, Map<string, TransitionFn>> {
-  let maps = TRANSITION_MAPS.get(table);
-  if (maps === undefined) {
-    maps = new Map();
-    for (const start of Object.keys(table)) {
-      const row = table[start];
-      if (row !== undefined) maps.set(start, new Map(Object.entries(row)));
-    }
-    TRANSITION_MAPS.set(table, maps);
+function indexHolder(worker: string, index: Map<string, Set<Key>>, key: Key): void {
+  let keys = index.get(worker);
+  if (keys === undefined) {
+    keys = new Set();
+    index.set(worker, keys);
   }
-  return maps;
+  keys.add(key);
+}
+
+/**
+ * The table as a flat grid, entry `stateIndex(start) * STATE_COUNT + stateIndex(finish)`
+ * (undefined: no direct edge). A function found under (start, finish) is only ever called
+ * with that start and a recommendation for that finish, which is what its entry's type
+ * promises: the one place the pair is not known statically.
+ */
+type TransitionGrid = readonly (TransitionFn | undefined)[];
+
+const STATE_COUNT = TASK_STATE_NAMES.length;
+const TRANSITION_GRIDS = new WeakMap<TransitionTable, TransitionGrid>();
+
+function transitionGrid(table: TransitionTable): TransitionGrid {
+  let grid = TRANSITION_GRIDS.get(table);
+  if (grid === undefined) {
+    const cells: (TransitionFn | undefined)[] = new Array(STATE_COUNT * STATE_COUNT).fill(undefined);
+    for (const [start, row] of Object.entries(table) as [TaskStateName, Record<string, TransitionFn> | undefined][]) {
+      if (row === undefined) continue;
+      for (const [finish, fn] of Object.entries(row) as [TaskStateName, TransitionFn][]) {
+        cells[stateIndex(start) * STATE_COUNT + stateIndex(finish)] = fn;
+      }
+    }
+    grid = Object.freeze(cells);
+    TRANSITION_GRIDS.set(table, grid);
+  }
+  return grid;
 }
 
 function priorityOf(ts: TaskState): Priority | null {
   return ts.priority;
 }
 
-/** Whether `listed` minus `self` is exactly `current` (null = empty). */
-function sameHolders(current: Set<string> | null, listed: readonly string[], self: string | null): boolean {
+/** Whether `listed` minus `self` is exactly `current`. */
+function sameHolders(current: Links<string>, listed: readonly string[], self: string | null): boolean {
   for (let i = 0; i < listed.length; i++) {
     const worker = listed[i] as string;
-    if (worker !== self && (current === null || !current.has(worker))) return false;
+    if (worker !== self && !linkHas(current, worker)) return false;
   }
-  if (current === null) return true;
-  if (current.size > 16) {
-    const wanted = new Set(listed);
-    for (const worker of current) if (!wanted.has(worker)) return false;
-    return true;
-  }
-  for (const worker of current) if (!listed.includes(worker)) return false;
-  return true;
+  const n = linkCount(current);
+  if (n === 0) return true;
+  return everyLink(current, isListed, n > 16 ? new Set(listed) : listed);
+}
+
+function isListed(worker: string, listed: readonly string[] | ReadonlySet<string>): boolean {
+  return Array.isArray(listed) ? listed.includes(worker) : (listed as ReadonlySet<string>).has(worker);
 }
 
 /** dask's `to_loggable`: drop bulky payloads so the stimulus log does not keep values alive. */
@@ -454,8 +587,21 @@ export function toLoggable(event: StateMachineEvent): StateMachineEvent {
       // A span record is a whole timing tree: its metrics were digested when the event was
       // handled, and keeping it in a 1000-entry log would pin it for the log's lifetime.
       return event.span === null ? event : Object.freeze({ ...event, span: null });
+    case "FreeKeysEvent":
+    case "RemoveReplicasEvent":
+    case "AcquireReplicasEvent":
+    case "RefreshWhoHasEvent":
+    case "CancelComputeEvent":
+    case "StealRequestEvent":
+    case "SecedeEvent":
+    case "RemoveWorkerEvent":
+    case "RetryBusyWorkerEvent":
+    case "PauseEvent":
+    case "UnpauseEvent":
+    case "FindMissingEvent":
+      return event; // nothing bulky
     default:
-      return event;
+      return unknownEventKind(event);
   }
 }
 
@@ -469,7 +615,7 @@ function nulledData(data: Readonly<Record<Key, unknown>>): Readonly<Record<Key, 
     }
   }
   if (!bulky) return null;
-  const nulled: Record<Key, null> = {};
+  const nulled = newRecord<null>();
   for (const key in data) nulled[key] = null;
   return Object.freeze(nulled);
 }

@@ -9,6 +9,8 @@
 // directly: for plain objects and arrays it is what immer's `freeze` does, minus draft
 // and prototype checks that cost ~100 ns per call on the hot path (measured).
 import type { SpanRecord } from "../spans/index.js";
+import { StateInvariantError } from "./errors.js";
+import { EMPTY_RECORD, newRecord } from "./records.js";
 
 export type Key = string;
 export type Priority = readonly number[];
@@ -35,7 +37,6 @@ function freezeWhoHas(whoHas: WhoHas): WhoHas {
   return Object.freeze(whoHas);
 }
 
-const EMPTY_RECORD: Readonly<Record<string, never>> = Object.freeze({});
 const DEFAULT_PRIORITY: Priority = Object.freeze([0]);
 
 // ---------------------------------------------------------------------------------------
@@ -62,7 +63,7 @@ export function ComputeTaskEvent(init: ComputeTaskEventInit): ComputeTaskEvent {
   const whoHas = init.whoHas ?? EMPTY_RECORD;
   let nbytes = init.nbytes;
   if (nbytes === undefined) {
-    const ones: Record<Key, number> = {};
+    const ones = newRecord<number>();
     for (const dep in whoHas) ones[dep] = 1;
     nbytes = ones;
   }
@@ -298,7 +299,7 @@ export type AcquireReplicasEventInit = Pick<AcquireReplicasEvent, "whoHas" | "st
 export function AcquireReplicasEvent(init: AcquireReplicasEventInit): AcquireReplicasEvent {
   let nbytes = init.nbytes;
   if (nbytes === undefined) {
-    const ones: Record<Key, number> = {};
+    const ones = newRecord<number>();
     for (const key in init.whoHas) ones[key] = 1;
     nbytes = ones;
   }
@@ -436,26 +437,47 @@ export type StateMachineEvent =
 
 export type StateMachineEventKind = StateMachineEvent["kind"];
 
-export const EVENT_KINDS: readonly StateMachineEventKind[] = Object.freeze([
-  "ComputeTaskEvent",
-  "ExecuteSuccessEvent",
-  "ExecuteFailureEvent",
-  "RescheduleEvent",
-  "GatherDepSuccessEvent",
-  "GatherDepBusyEvent",
-  "GatherDepNetworkFailureEvent",
-  "GatherDepFailureEvent",
-  "FreeKeysEvent",
-  "RemoveReplicasEvent",
-  "AcquireReplicasEvent",
-  "RefreshWhoHasEvent",
-  "CancelComputeEvent",
-  "StealRequestEvent",
-  "SecedeEvent",
-  "UpdateDataEvent",
-  "RemoveWorkerEvent",
-  "RetryBusyWorkerEvent",
-  "PauseEvent",
-  "UnpauseEvent",
-  "FindMissingEvent",
-]);
+/**
+ * Every event kind with its factory. The type demands exactly one entry per member of
+ * `StateMachineEvent`, so a new kind without a factory (or a stale entry) fails to compile;
+ * `EVENT_KINDS` is read from it.
+ */
+const EVENT_FACTORIES: { readonly [K in StateMachineEventKind]: (init: never) => Extract<StateMachineEvent, { kind: K }> } = {
+  ComputeTaskEvent,
+  ExecuteSuccessEvent,
+  ExecuteFailureEvent,
+  RescheduleEvent,
+  GatherDepSuccessEvent,
+  GatherDepBusyEvent,
+  GatherDepNetworkFailureEvent,
+  GatherDepFailureEvent,
+  FreeKeysEvent,
+  RemoveReplicasEvent,
+  AcquireReplicasEvent,
+  RefreshWhoHasEvent,
+  CancelComputeEvent,
+  StealRequestEvent,
+  SecedeEvent,
+  UpdateDataEvent,
+  RemoveWorkerEvent,
+  RetryBusyWorkerEvent,
+  PauseEvent,
+  UnpauseEvent,
+  FindMissingEvent,
+};
+
+export const EVENT_KINDS: readonly StateMachineEventKind[] = Object.freeze(
+  Object.keys(EVENT_FACTORIES) as StateMachineEventKind[],
+);
+
+/**
+ * The `default` of an exhaustive switch over event kinds: `event` is `never` there, so a
+ * kind the switch misses fails to compile; at run time (an object from untyped code) it
+ * throws naming the kind and the stimulus.
+ */
+export function unknownEventKind(event: never): never {
+  const unknown = event as { kind?: unknown; stimulusId?: unknown };
+  throw new StateInvariantError(
+    `unknown event kind ${JSON.stringify(unknown.kind)} (stimulus ${JSON.stringify(unknown.stimulusId)})`,
+  );
+}

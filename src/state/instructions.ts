@@ -2,6 +2,8 @@
 // as plain frozen data (Object.freeze, see events.ts) with one factory per kind. Scheduler messages also carry `op`,
 // the name dask's scheduler stream handler dispatches on.
 import type { Key } from "./events.js";
+import type { DigestMetric } from "../spans/digest-metric.js";
+import { EMPTY_RECORD } from "./records.js";
 
 /** One entry of `TaskState.startstops` (dask's `{action, start, stop[, source]}`). */
 export interface StartStop {
@@ -15,7 +17,6 @@ function freezeList<T>(list: readonly T[]): readonly T[] {
   return Object.freeze(list);
 }
 
-const EMPTY_RECORD: Readonly<Record<string, never>> = Object.freeze({});
 const EMPTY_LIST: readonly never[] = Object.freeze([]);
 
 // ---- instructions run by the shell --------------------------------------------------
@@ -55,32 +56,8 @@ export function RetryBusyWorkerLater(init: Omit<RetryBusyWorkerLater, "kind">): 
   return Object.freeze({ kind: "RetryBusyWorkerLater", worker: init.worker, stimulusId: init.stimulusId });
 }
 
-export interface DigestMetric {
-  readonly kind: "DigestMetric";
-  /** `[context, …qualifiers, activity, unit]` */
-  readonly name: readonly string[];
-  readonly value: number;
-  readonly stimulusId: string;
-  /** Coarse outcome of the span it came from ("ok" | "failed" | "cancelled" | "missing" | "busy"). */
-  readonly outcome?: string;
-}
-export type DigestMetricInit = Omit<DigestMetric, "kind">;
-
-/** The `outcome` key is only present when given, so spans without an outcome compare equal
- * to `DigestMetric({ name, value, stimulusId })`. */
-export function DigestMetric(init: DigestMetricInit): DigestMetric {
-  const name = freezeList(init.name);
-  if (init.outcome === undefined) {
-    return Object.freeze({ kind: "DigestMetric", name, value: init.value, stimulusId: init.stimulusId });
-  }
-  return Object.freeze({
-    kind: "DigestMetric",
-    name,
-    value: init.value,
-    stimulusId: init.stimulusId,
-    outcome: init.outcome,
-  });
-}
+// DigestMetric is built by spans as well as emitted here: it lives below both.
+export { DigestMetric, type DigestMetricInit } from "../spans/digest-metric.js";
 
 // ---- messages to the scheduler ------------------------------------------------------
 
@@ -110,7 +87,7 @@ export function TaskFinishedMsg(init: TaskFinishedMsgInit): TaskFinishedMsg {
     nbytes: init.nbytes ?? null,
     type: init.type ?? null,
     typename: init.typename ?? null,
-    metadata: Object.freeze(init.metadata ?? EMPTY_RECORD),
+    metadata: init.metadata === undefined || init.metadata === EMPTY_RECORD ? EMPTY_RECORD : Object.freeze(init.metadata),
     thread: init.thread ?? null,
     startstops: freezeList(init.startstops ?? EMPTY_LIST),
     stimulusId: init.stimulusId,

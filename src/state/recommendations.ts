@@ -51,6 +51,16 @@ export type Recommendation =
 
 export type FinishState = Recommendation["finish"];
 
+type RecommendationByFinish = { readonly [F in SimpleFinish]: SimpleRecommendation } & {
+  readonly flight: FlightRecommendation;
+  readonly memory: MemoryRecommendation;
+  readonly error: ErrorRecommendation;
+  readonly "long-running": LongRunningRecommendation;
+};
+
+/** The recommendation for finish `F` (a union for a union of finishes). */
+export type RecommendationFor<F extends FinishState> = RecommendationByFinish[F];
+
 /** Shared argument-less recommendations (no allocation per use). */
 export const Rec = freeze({
   released: { finish: "released" } as SimpleRecommendation,

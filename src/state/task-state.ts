@@ -1,13 +1,16 @@
 // One task as the worker knows it (dask's TaskState). Identity matters: a forgotten task
 // and its re-created namesake are different objects, so every collection holds objects.
 //
-// Memory: most tasks never need most of their sets (a task without dependencies has no
-// `dependencies`, `waitingForData`, …). The public fields are getters that allocate the Set
-// on first access; the state machine reads the `_`-prefixed slots directly and treats null
-// as empty, so a plain independent task carries no Set at all.
+// Memory: a task's relations (dependencies, dependents, waitingForData, waiters, whoHas) are
+// stored as `Links` (links.ts): nothing, the one member itself, a small array, or a Set. The
+// public fields are getters that turn the relation into a Set the first time they are read
+// and hand out that Set, which stays the storage from then on (a live view); the state
+// machine reads the `_`-prefixed slots directly.
 import type { Key, Priority, ResourceMap } from "./events.js";
 import type { StartStop } from "./instructions.js";
 import { keySplit } from "./key-split.js";
+import { linksOfSet, observedLinks, type Links } from "./links.js";
+import { EMPTY_RECORD, newRecord } from "./records.js";
 import type { OutstandingState, ResumedTarget, TaskStateName } from "./task-states.js";
 
 /** dask's `distributed.scheduler.default-data-size`: the size assumed when unknown. */
@@ -15,7 +18,7 @@ export const DEFAULT_DATA_SIZE = 1024;
 /** dask's `RUN_ID_SENTINEL`. */
 export const RUN_ID_SENTINEL = -1;
 
-const NO_RESOURCES: ResourceMap = Object.freeze({});
+const NO_RESOURCES: ResourceMap = EMPTY_RECORD;
 const NO_STARTSTOPS: readonly StartStop[] = Object.freeze([]);
 
 function hasOwnKeys(record: object): boolean {
@@ -48,19 +51,6 @@ interface TaskExtras {
   spanId: string | null;
 }
 
-/**
- * `set` without `item`, or null when that leaves it empty: a link set (dependents,
- * waiters, waitingForData) that would become empty is dropped whole instead. V8 gives a
- * Set whose last entry is deleted a fresh table (a runtime call and ~160 bytes), which
- * here would be garbage at once. A caller holding the old Set from a public getter sees
- * it as it was; the task's own getter returns a new, empty Set.
- */
-export function withoutLink<T>(set: Set<T>, item: T): Set<T> | null {
-  if (set.size === 1) return set.has(item) ? null : set;
-  set.delete(item);
-  return set;
-}
-
 export class TaskState {
   readonly key: Key;
 
@@ -75,16 +65,16 @@ export class TaskState {
   /** Type name of the value in memory (dask keeps the Python type). */
   type: string | null = null;
 
-  /** @internal null = empty */
-  _dependencies: Set<TaskState> | null = null;
   /** @internal */
-  _dependents: Set<TaskState> | null = null;
+  _dependencies: Links<TaskState> = null;
   /** @internal */
-  _waitingForData: Set<TaskState> | null = null;
+  _dependents: Links<TaskState> = null;
   /** @internal */
-  _waiters: Set<TaskState> | null = null;
+  _waitingForData: Links<TaskState> = null;
   /** @internal */
-  _whoHas: Set<string> | null = null;
+  _waiters: Links<TaskState> = null;
+  /** @internal */
+  _whoHas: Links<string> = null;
   /** @internal one entry is kept as the bare object (most tasks have exactly one) */
   _startstops: StartStop | readonly StartStop[] | null = null;
   /** @internal */
@@ -121,22 +111,32 @@ export class TaskState {
   }
 
   get dependencies(): Set<TaskState> {
-    return (this._dependencies ??= new Set());
+    const set = observedLinks(this._dependencies);
+    this._dependencies = linksOfSet(set);
+    return set;
   }
   get dependents(): Set<TaskState> {
-    return (this._dependents ??= new Set());
+    const set = observedLinks(this._dependents);
+    this._dependents = linksOfSet(set);
+    return set;
   }
   get waitingForData(): Set<TaskState> {
-    return (this._waitingForData ??= new Set());
+    const set = observedLinks(this._waitingForData);
+    this._waitingForData = linksOfSet(set);
+    return set;
   }
   get waiters(): Set<TaskState> {
-    return (this._waiters ??= new Set());
+    const set = observedLinks(this._waiters);
+    this._waiters = linksOfSet(set);
+    return set;
   }
   get whoHas(): Set<string> {
-    return (this._whoHas ??= new Set());
+    const set = observedLinks(this._whoHas);
+    this._whoHas = linksOfSet(set);
+    return set;
   }
   set whoHas(workers: Set<string>) {
-    this._whoHas = workers;
+    this._whoHas = linksOfSet(workers);
   }
   get startstops(): readonly StartStop[] {
     const current = this._startstops;
@@ -161,7 +161,7 @@ export class TaskState {
       exceptionText: "",
       tracebackText: "",
       metadata: null,
-      annotations: {},
+      annotations: EMPTY_RECORD,
       spanId: null,
     });
   }
@@ -192,10 +192,10 @@ export class TaskState {
   }
   get metadata(): Record<string, unknown> {
     const extras = this.extras();
-    return (extras.metadata ??= {});
+    return (extras.metadata ??= newRecord());
   }
   get annotations(): Readonly<Record<string, unknown>> {
-    return this._extras === null ? {} : this._extras.annotations;
+    return this._extras === null ? EMPTY_RECORD : this._extras.annotations;
   }
   set annotations(value: Readonly<Record<string, unknown>>) {
     if (this._extras !== null || hasOwnKeys(value)) this.extras().annotations = value;
@@ -228,9 +228,4 @@ export class TaskState {
 
 function pyRepr(text: string): string {
   return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replace(/'/g, "\\'")}'`;
-}
-
-/** Null-or-empty test for the lazily allocated sets of TaskState. */
-export function isEmpty(set: ReadonlySet<unknown> | null): boolean {
-  return set === null || set.size === 0;
 }

@@ -3,7 +3,13 @@
 import type { StateCore } from "./core.js";
 import { InvalidTaskState } from "./errors.js";
 import { WAITING_FOR_DATA } from "./task-states.js";
-import { isEmpty, type TaskState } from "./task-state.js";
+import { ownValue } from "./records.js";
+import { linkCount, linkHas, linksToArray, type Links } from "./links.js";
+import type { TaskState } from "./task-state.js";
+
+function isEmpty<T>(links: Links<T>): boolean {
+  return linkCount(links) === 0;
+}
 
 function check(core: StateCore, ts: TaskState, condition: boolean, invariant: string): void {
   if (!condition) throw new InvalidTaskState(ts.key, ts.toString(), core.story([ts.key]), invariant);
@@ -14,7 +20,7 @@ function inData(core: StateCore, ts: TaskState): boolean {
 }
 
 function noDependentReady(core: StateCore, ts: TaskState): void {
-  for (const dependent of ts._dependents ?? []) {
+  for (const dependent of linksToArray(ts._dependents)) {
     check(core, ts, !core.ready.has(dependent) && !core.constrained.has(dependent), `dependent ${dependent.key} is ready`);
   }
 }
@@ -31,12 +37,12 @@ function validateWaiting(core: StateCore, ts: TaskState): void {
   check(core, ts, core.waiting.has(ts), "waiting task not in `waiting`");
   check(core, ts, !isEmpty(ts._waitingForData), "waiting task with empty waitingForData");
   const notInMemory = new Set<TaskState>();
-  for (const dep of ts._dependencies ?? []) if (!inData(core, dep)) notInMemory.add(dep);
-  const waitingForData = ts._waitingForData ?? new Set<TaskState>();
+  for (const dep of linksToArray(ts._dependencies)) if (!inData(core, dep)) notInMemory.add(dep);
+  const waitingForData = linksToArray(ts._waitingForData);
   check(
     core,
     ts,
-    notInMemory.size === waitingForData.size && [...waitingForData].every((d) => notInMemory.has(d)),
+    notInMemory.size === waitingForData.length && waitingForData.every((d) => notInMemory.has(d)),
     "waitingForData differs from the dependencies not in memory",
   );
   noDependentReady(core, ts);
@@ -65,7 +71,7 @@ function validateReady(core: StateCore, ts: TaskState): void {
   check(core, ts, !inData(core, ts), "ready task in data");
   check(core, ts, !ts.done, "ready task done");
   check(core, ts, isEmpty(ts._waitingForData), "ready task waiting for data");
-  for (const dep of ts._dependencies ?? []) check(core, ts, inData(core, dep), `dependency ${dep.key} not in memory`);
+  for (const dep of linksToArray(ts._dependencies)) check(core, ts, inData(core, dep), `dependency ${dep.key} not in memory`);
 }
 
 function validateExecuting(core: StateCore, ts: TaskState, as: string): void {
@@ -93,7 +99,7 @@ function validateFetch(core: StateCore, ts: TaskState): void {
   check(core, ts, !inData(core, ts), "fetch task in data");
   check(core, ts, !ts.done, "fetch task done");
   check(core, ts, !isEmpty(ts._whoHas), "fetch task without holders");
-  for (const worker of ts._whoHas ?? []) {
+  for (const worker of linksToArray(ts._whoHas)) {
     check(core, ts, worker !== core.address, "fetch task held by ourselves");
     check(core, ts, core.hasWhat.get(worker)?.has(ts.key) ?? false, `fetch task not in hasWhat[${worker}]`);
     check(core, ts, core.dataNeeded.get(worker)?.has(ts) ?? false, `fetch task not in dataNeeded[${worker}]`);
@@ -202,25 +208,25 @@ export function validateState(core: StateCore): void {
     for (const key of keys) {
       const ts = core.tasks.get(key);
       if (ts === undefined) fail(`hasWhat[${worker}] lists unknown key ${JSON.stringify(key)}`);
-      if (!(ts._whoHas?.has(worker) ?? false)) fail(`hasWhat[${worker}] lists ${ts.toString()} whose whoHas lacks it`);
+      if (!linkHas(ts._whoHas, worker)) fail(`hasWhat[${worker}] lists ${ts.toString()} whose whoHas lacks it`);
     }
   }
   let fetchTasks = 0;
   for (const ts of core.tasks.values()) {
     if (ts.key === undefined || core.tasks.get(ts.key) !== ts) fail(`tasks maps a key to another task`);
-    for (const worker of ts._whoHas ?? []) {
+    for (const worker of linksToArray(ts._whoHas)) {
       if (worker === core.address) fail(`${ts.toString()} whoHas lists our own address`);
       if (!(core.hasWhat.get(worker)?.has(ts.key) ?? false)) fail(`${ts.toString()} whoHas ${worker} not mirrored in hasWhat`);
     }
-    for (const dep of ts._dependencies ?? []) {
+    for (const dep of linksToArray(ts._dependencies)) {
       if (core.tasks.get(dep.key) !== dep) fail(`${ts.toString()} depends on unregistered ${dep.toString()}`);
-      if (!(dep._dependents?.has(ts) ?? false)) fail(`${dep.toString()} does not list dependent ${ts.toString()}`);
+      if (!linkHas(dep._dependents, ts)) fail(`${dep.toString()} does not list dependent ${ts.toString()}`);
     }
-    for (const dependent of ts._dependents ?? []) {
+    for (const dependent of linksToArray(ts._dependents)) {
       if (core.tasks.get(dependent.key) !== dependent) fail(`${ts.toString()} has unregistered dependent ${dependent.toString()}`);
-      if (!(dependent._dependencies?.has(ts) ?? false)) fail(`${dependent.toString()} does not list dependency ${ts.toString()}`);
+      if (!linkHas(dependent._dependencies, ts)) fail(`${dependent.toString()} does not list dependency ${ts.toString()}`);
     }
-    for (const dep of ts._waitingForData ?? []) {
+    for (const dep of linksToArray(ts._waitingForData)) {
       if (core.tasks.get(dep.key) !== dep) fail(`${ts.toString()} waits for unregistered ${dep.toString()}`);
       if (!WAITING_FOR_DATA.has(dep.state)) fail(`${ts.toString()} waits for ${dep.toString()}`);
     }
@@ -233,11 +239,14 @@ export function validateState(core: StateCore): void {
     for (const ts of heap) {
       if (core.tasks.get(ts.key) !== ts) fail(`dataNeeded[${worker}] holds stale ${ts.toString()}`);
       if (ts.state !== "fetch") fail(`dataNeeded[${worker}] holds ${ts.toString()}`);
-      if (!(ts._whoHas?.has(worker) ?? false)) fail(`dataNeeded[${worker}] holds ${ts.toString()} whose whoHas lacks it`);
+      if (!linkHas(ts._whoHas, worker)) fail(`dataNeeded[${worker}] holds ${ts.toString()} whose whoHas lacks it`);
       fetchMembers.add(ts);
     }
   }
   if (fetchMembers.size !== core.fetchCount) fail(`fetchCount ${core.fetchCount} but ${fetchMembers.size} tasks in dataNeeded`);
+  let idleQueued = 0;
+  for (const worker of core.dataNeeded.keys()) if (core.isFree(worker)) idleQueued++;
+  if (idleQueued !== core.idleQueuedPeers) fail(`idleQueuedPeers is ${core.idleQueuedPeers} but ${idleQueued} queued peers are neither in flight nor busy`);
   // A task's queue slot names ready, constrained or a live dataNeeded heap, or nothing (for
   // those queues the slot is the membership): a slot left pointing at a dropped heap would
   // make `ready.add` refuse the task.
@@ -269,7 +278,7 @@ export function validateState(core: StateCore): void {
     const available = core.availableResources[name] ?? 0;
     if (available < -1e-9) fail(`availableResources.${name} is negative (${available})`);
     let used = 0;
-    for (const ts of [...core.executing, ...core.longRunning]) used += ts.resourceRestrictions[name] ?? 0;
+    for (const ts of [...core.executing, ...core.longRunning]) used += ownValue(ts.resourceRestrictions, name) ?? 0;
     if (Math.abs(available + used - (core.totalResources[name] as number)) > 1e-9) {
       fail(`resource ${name}: available ${available} + in use ${used} != total ${core.totalResources[name]}`);
     }

@@ -7,7 +7,6 @@ import {
   GatherDepSuccessEvent,
   keySplit,
 } from "../../src/state/index.js";
-import { withoutLink } from "../../src/state/task-state.js";
 import { taskInState } from "../../src/testing/index.js";
 import { W2, worker } from "./helpers.js";
 
@@ -24,17 +23,6 @@ describe("keySplit (dask's key_split)", () => {
     ["inc-0123456789abcdef0123456789abcdef", "inc"],
   ])("%s → %s", (key, prefix) => {
     expect(keySplit(key)).toBe(prefix);
-  });
-});
-
-describe("withoutLink", () => {
-  it("deletes the item, and drops the set whole instead of emptying it", () => {
-    const set = new Set(["a", "b"]);
-    expect(withoutLink(set, "a")).toBe(set);
-    expect([...set]).toEqual(["b"]);
-    expect(withoutLink(set, "zzz")).toBe(set); // absent: unchanged
-    expect(withoutLink(set, "b")).toBeNull();
-    expect([...set]).toEqual(["b"]); // the dropped set is not touched
   });
 });
 

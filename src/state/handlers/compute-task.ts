@@ -4,6 +4,7 @@ import type { ComputeTaskEvent, Priority } from "../events.js";
 import type { Instruction } from "../instructions.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
 import { StateInvariantError } from "../errors.js";
+import { linkCount, withLink } from "../links.js";
 import { TaskState, storedRestrictions } from "../task-state.js";
 import { taskFinishedMsg } from "../transitions/generic.js";
 
@@ -70,13 +71,16 @@ export function handleComputeTask(
 
   if (core.validate) validateDependencies(ev);
 
+  const deps = core.ensuredTasks;
+  deps.length = 0;
   for (const depKey in ev.nbytes) {
     const dep = core.ensureTaskExists(depKey, priority, ev.stimulusId);
     if (dep.state !== "memory") dep.nbytes = ev.nbytes[depKey] as number;
-    (ts._dependencies ??= new Set()).add(dep);
-    (dep._dependents ??= new Set()).add(ts);
+    ts._dependencies = withLink(ts._dependencies, dep);
+    dep._dependents = withLink(dep._dependents, ts);
+    deps.push(dep);
   }
-  core.updateWhoHas(ev.whoHas);
+  core.updateWhoHas(ev.whoHas, deps);
   // A dependency stuck in missing that this event names holders for is fetched now. dask
   // leaves it missing-with-holders (an invalid state) when the dependent does not go
   // through released → waiting (e.g. it became resumed(flight → waiting)). Every missing
@@ -84,7 +88,7 @@ export function handleComputeTask(
   if (core.missingDepFlight.size === 0) return;
   for (const depKey in ev.whoHas) {
     const dep = core.tasks.get(depKey);
-    if (dep !== undefined && dep.state === "missing" && dep._whoHas !== null && dep._whoHas.size > 0) {
+    if (dep !== undefined && dep.state === "missing" && linkCount(dep._whoHas) > 0) {
       recs.add(dep, Rec.fetch);
     }
   }

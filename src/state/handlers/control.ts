@@ -4,6 +4,7 @@ import type { StateCore } from "../core.js";
 import type { CancelComputeEvent, FindMissingEvent, SecedeEvent, StealRequestEvent } from "../events.js";
 import { RequestRefreshWhoHasMsg, StealResponseMsg, type Instruction } from "../instructions.js";
 import { StateInvariantError } from "../errors.js";
+import { linkCount } from "../links.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
 import { ensureComputing } from "../scheduling/compute.js";
 
@@ -21,7 +22,7 @@ export function handleUnpause(core: StateCore, recs: RecommendationStack): void 
 }
 
 export function handleRetryBusyWorker(core: StateCore, worker: string): void {
-  core.busyWorkers.delete(worker);
+  core.clearBusy(worker);
 }
 
 export function handleFindMissing(core: StateCore, ev: FindMissingEvent, out: Instruction[]): void {
@@ -36,7 +37,7 @@ export function handleCancelCompute(core: StateCore, ev: CancelComputeEvent, rec
   if (ts === undefined || !isQueuedForCompute(ts.state)) return;
   core.log.tagged(ev.key, "cancel-compute", ev.stimulusId, core.stimulusSeq);
   // The scheduler only cancels tasks nothing depends on yet.
-  if (ts._dependents !== null && ts._dependents.size > 0) {
+  if (linkCount(ts._dependents) > 0) {
     throw new StateInvariantError(`cancel-compute for ${ts.toString()} which has dependents (stimulus ${ev.stimulusId})`);
   }
   recs.add(ts, Rec.released);

@@ -10,6 +10,7 @@ import type {
 import { RequestRefreshWhoHasMsg, RetryBusyWorkerLater, type Instruction } from "../instructions.js";
 import { StateInvariantError } from "../errors.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
+import { everyLink, linkCount, linkHas, withoutLink } from "../links.js";
 import type { TaskState } from "../task-state.js";
 
 /**
@@ -19,17 +20,17 @@ import type { TaskState } from "../task-state.js";
  */
 function gatherDepDoneCommon(core: StateCore, ev: GatherDepDoneEvent): TaskState[] {
   core.transferIncomingBytes -= ev.totalNbytes;
-  const keys = core.inFlightWorkers.get(ev.worker);
+  const keys = core.clearInFlight(ev.worker);
   if (keys === undefined) {
     throw new StateInvariantError(
       `${ev.kind} from ${ev.worker} (stimulus ${ev.stimulusId}): no gather to that worker is outstanding`,
     );
   }
-  core.inFlightWorkers.delete(ev.worker);
   const tasks: TaskState[] = [];
   for (const key of keys) {
     const ts = core.tasks.get(key);
-    if (ts === undefined || ts.comingFrom !== ev.worker || !core.inFlightTasks.has(ts)) {
+    // comingFrom is set exactly while the task is in inFlightTasks (validateFlight).
+    if (ts === undefined || ts.comingFrom !== ev.worker) {
       core.logEntry([key, "stale-gather-result", ev.worker, ev.stimulusId, core.stimulusSeq]);
       continue;
     }
@@ -49,31 +50,25 @@ function handleSuccess(core: StateCore, ev: GatherDepSuccessEvent, recs: Recomme
       continue;
     }
     core.log.tagged(ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq);
-    if (ts._whoHas !== null) {
-      ts._whoHas.delete(ev.worker);
-      if (ts._whoHas.size === 0) ts._whoHas = null;
-    }
+    ts._whoHas = withoutLink(ts._whoHas, ev.worker);
     core.discardFromHasWhat(ev.worker, ts.key);
     recs.add(ts, Rec.fetch);
   }
 }
 
 function handleBusy(core: StateCore, ev: GatherDepBusyEvent, recs: RecommendationStack, out: Instruction[]): void {
-  core.busyWorkers.add(ev.worker);
+  core.setBusy(ev.worker);
   const refreshWhoHas: string[] = [];
   for (const ts of gatherDepDoneCommon(core, ev)) {
     recs.add(ts, Rec.fetch);
-    let allBusy = true;
-    for (const worker of ts._whoHas ?? []) {
-      if (!core.busyWorkers.has(worker)) {
-        allBusy = false;
-        break;
-      }
-    }
-    if (allBusy) refreshWhoHas.push(ts.key);
+    if (everyLink(ts._whoHas, isBusy, core)) refreshWhoHas.push(ts.key);
   }
   out.push(RetryBusyWorkerLater({ worker: ev.worker, stimulusId: ev.stimulusId }));
   if (refreshWhoHas.length > 0) out.push(RequestRefreshWhoHasMsg({ keys: refreshWhoHas, stimulusId: ev.stimulusId }));
+}
+
+function isBusy(worker: string, core: StateCore): boolean {
+  return core.busyWorkers.has(worker);
 }
 
 /** The peer is treated as dead: everything we expected from it is looked for elsewhere. */
@@ -92,13 +87,12 @@ function handleNetworkFailure(core: StateCore, ev: GatherDepNetworkFailureEvent,
 export function forgetWorker(core: StateCore, worker: string, recs: RecommendationStack): void {
   const heap = core.dataNeeded.get(worker);
   if (heap !== undefined) {
-    core.dataNeeded.delete(worker);
+    core.dropDataNeeded(worker);
     const queued = heap.sorted();
     // The heap is dropped whole: its members must not keep pointing at it.
     heap.clear();
     for (const ts of queued) {
-      const whoHas = ts._whoHas;
-      if (whoHas !== null && whoHas.size === 1 && whoHas.has(worker)) recs.add(ts, Rec.missing);
+      if (linkCount(ts._whoHas) === 1 && linkHas(ts._whoHas, worker)) recs.add(ts, Rec.missing);
     }
   }
   const keys = core.hasWhat.get(worker);
@@ -106,9 +100,7 @@ export function forgetWorker(core: StateCore, worker: string, recs: Recommendati
     core.hasWhat.delete(worker);
     for (const key of keys) {
       const ts = core.tasks.get(key);
-      if (ts === undefined || ts._whoHas === null) continue;
-      ts._whoHas.delete(worker);
-      if (ts._whoHas.size === 0) ts._whoHas = null;
+      if (ts !== undefined) ts._whoHas = withoutLink(ts._whoHas, worker);
     }
   }
 }

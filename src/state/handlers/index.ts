@@ -24,7 +24,7 @@ import {
   handleRemoveWorker,
   handleUpdateData,
 } from "./replicas.js";
-import { StateInvariantError } from "../errors.js";
+import { unknownEventKind } from "../events.js";
 
 export const handleEvent: EventHandler = (core, ev, recs, out) => {
   switch (ev.kind) {
@@ -69,11 +69,7 @@ export const handleEvent: EventHandler = (core, ev, recs, out) => {
       return handleRetryBusyWorker(core, ev.worker);
     case "FindMissingEvent":
       return handleFindMissing(core, ev, out);
-    default: {
-      const unknown = ev as { kind?: unknown; stimulusId?: unknown };
-      throw new StateInvariantError(
-        `unknown event kind ${JSON.stringify(unknown.kind)} (stimulus ${JSON.stringify(unknown.stimulusId)})`,
-      );
-    }
+    default:
+      return unknownEventKind(ev);
   }
 };

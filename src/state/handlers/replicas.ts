@@ -11,6 +11,7 @@ import type {
   UpdateDataEvent,
 } from "../events.js";
 import { StateInvariantError } from "../errors.js";
+import { linkCount, linksToArray } from "../links.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
 import { RUN_ID_SENTINEL, TaskState } from "../task-state.js";
 import { forgetWorker } from "./gather-done.js";
@@ -31,7 +32,7 @@ export function handleRemoveReplicas(core: StateCore, ev: RemoveReplicasEvent, r
     const ts = core.tasks.get(key);
     if (ts === undefined || ts.state !== "memory") continue;
     // A dependent that is running may not have read its input yet.
-    for (const dependent of ts._dependents ?? []) {
+    for (const dependent of linksToArray(ts._dependents)) {
       if (dependent.state === "executing" || dependent.state === "long-running") {
         throw new StateInvariantError(
           `Cannot remove replica of ${JSON.stringify(ts.key)} while ${dependent.toString()} in state ${JSON.stringify(dependent.state)} (stimulus ${ev.stimulusId})`,
@@ -56,14 +57,17 @@ export function handleAcquireReplicas(core: StateCore, ev: AcquireReplicasEvent,
       }
     }
   }
+  const ensured = core.ensuredTasks;
+  ensured.length = 0;
   for (const key in ev.nbytes) {
     const ts = core.ensureTaskExists(key, REPLICA_PRIORITY, ev.stimulusId);
     if (ts.state !== "memory") {
       ts.nbytes = ev.nbytes[key] as number;
       recs.add(ts, Rec.fetch);
     }
+    ensured.push(ts);
   }
-  core.updateWhoHas(ev.whoHas);
+  core.updateWhoHas(ev.whoHas, ensured);
 }
 
 export function handleRefreshWhoHas(core: StateCore, ev: RefreshWhoHasEvent, recs: RecommendationStack): void {
@@ -71,7 +75,7 @@ export function handleRefreshWhoHas(core: StateCore, ev: RefreshWhoHasEvent, rec
   for (const key in ev.whoHas) {
     const ts = core.tasks.get(key);
     if (ts === undefined) continue;
-    const hasHolders = ts._whoHas !== null && ts._whoHas.size > 0;
+    const hasHolders = linkCount(ts._whoHas) > 0;
     if (hasHolders && ts.state === "missing") recs.add(ts, Rec.fetch);
     else if (!hasHolders && ts.state === "fetch") recs.add(ts, Rec.missing);
     // A fetch task that just gained a replica is picked up by ensureCommunicating.

@@ -4,9 +4,9 @@
 import type { TransitionFn } from "../core.js";
 import { LongRunningMsg } from "../instructions.js";
 import { InvalidTransition } from "../errors.js";
-import type { MemoryRecommendation } from "../recommendations.js";
-import { Rec } from "../recommendations.js";
+import { Rec, type RecommendationStack } from "../recommendations.js";
 import { ensureComputing } from "../scheduling/compute.js";
+import type { TaskState } from "../task-state.js";
 import { genericReleased, invariant, toMemory } from "./generic.js";
 
 function isExecution(previous: string | null): boolean {
@@ -14,14 +14,14 @@ function isExecution(previous: string | null): boolean {
 }
 
 /** Whatever the coroutine produced is discarded once it returned; until then, a no-op. */
-export const cancelledReleased: TransitionFn = (core, ts, _rec, recs) => {
+export const cancelledReleased: TransitionFn<"cancelled", "released" | "error" | "memory" | "missing" | "rescheduled"> = (core, ts, _rec, recs) => {
   if (!ts.done) return;
   ts.previous = null;
   ts.done = false;
   genericReleased(core, ts, recs);
 };
 
-export const cancelledFetch: TransitionFn = (core, ts, _rec, recs, _out, stimulusId) => {
+export const cancelledFetch: TransitionFn<"cancelled", "fetch"> = (core, ts, _rec, recs, _out, stimulusId) => {
   if (core.validate) invariant(core, ts, ts.previous !== null, "cancelled without previous", stimulusId);
   if (ts.previous === "flight") {
     if (ts.done) {
@@ -37,7 +37,7 @@ export const cancelledFetch: TransitionFn = (core, ts, _rec, recs, _out, stimulu
   ts.next = "fetch";
 };
 
-export const cancelledWaiting: TransitionFn = (core, ts, _rec, _recs, out, stimulusId) => {
+export const cancelledWaiting: TransitionFn<"cancelled", "waiting"> = (core, ts, _rec, _recs, out, stimulusId) => {
   invariant(core, ts, !ts.done, "compute requested after the coroutine returned", stimulusId);
   if (ts.previous === "executing") {
     ts.state = "executing";
@@ -53,7 +53,7 @@ export const cancelledWaiting: TransitionFn = (core, ts, _rec, _recs, out, stimu
 };
 
 /** secede() while cancelled/resumed: free the thread, send nothing. */
-export const cancelledOrResumedLongRunning: TransitionFn = (core, ts, _rec, recs, _out, stimulusId) => {
+export const cancelledOrResumedLongRunning: TransitionFn<"cancelled" | "resumed", "long-running"> = (core, ts, _rec, recs, _out, stimulusId) => {
   if (!isExecution(ts.previous)) {
     throw new InvalidTransition(ts.key, ts.state, "long-running", core.story([ts.key]), { stimulusId });
   }
@@ -63,13 +63,13 @@ export const cancelledOrResumedLongRunning: TransitionFn = (core, ts, _rec, recs
   ensureComputing(core, recs);
 };
 
-export const resumedReleased: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+export const resumedReleased: TransitionFn<"resumed", "released"> = (core, ts, _rec, _recs, _out, stimulusId) => {
   invariant(core, ts, !ts.done, "released after the coroutine returned", stimulusId);
   ts.state = "cancelled";
   ts.next = null;
 };
 
-export const resumedFetch: TransitionFn = (core, ts, _rec, recs) => {
+export const resumedFetch: TransitionFn<"resumed", "fetch"> = (core, ts, _rec, recs) => {
   if (ts.previous !== "flight") return; // still executing: it will be fetched afterwards
   if (ts.done) {
     ts.state = "released";
@@ -85,25 +85,30 @@ export const resumedFetch: TransitionFn = (core, ts, _rec, recs) => {
 };
 
 /** Success by the other route: spoof the message the scheduler expects from `next`. */
-export const resumedMemory: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
+export const resumedMemory: TransitionFn<"resumed", "memory"> = (core, ts, rec, recs, out, stimulusId) => {
   const message = isExecution(ts.previous) ? "add-keys" : "task-finished";
   ts.previous = null;
   ts.next = null;
-  const { value, runId } = rec as MemoryRecommendation;
-  toMemory(core, ts, value, message, runId, recs, out, stimulusId);
+  toMemory(core, ts, rec.value, message, rec.runId, recs, out, stimulusId);
 };
 
 /** Failure by the other route: silently go the `next` way instead. */
-export const resumedError: TransitionFn = (core, ts, _rec, recs, _out, stimulusId) => {
+export const resumedError: TransitionFn<"resumed", "error"> = (core, ts, _rec, recs, _out, stimulusId) => {
   invariant(core, ts, ts.done, "failed before the coroutine returned", stimulusId);
+  goTheOtherWay(ts, recs);
+};
+
+export const resumedRescheduled: TransitionFn<"resumed", "rescheduled"> = (core, ts, _rec, recs, _out, stimulusId) => {
+  invariant(core, ts, isExecution(ts.previous), "rescheduled but not executing", stimulusId);
+  invariant(core, ts, ts.done, "failed before the coroutine returned", stimulusId);
+  goTheOtherWay(ts, recs);
+};
+
+/** The coroutine failed: released, then fetched (it was executing) or computed (in flight). */
+function goTheOtherWay(ts: TaskState, recs: RecommendationStack): void {
   recs.add(ts, isExecution(ts.previous) ? Rec.fetch : Rec.waiting);
   ts.state = "released";
   ts.done = false;
   ts.previous = null;
   ts.next = null;
-};
-
-export const resumedRescheduled: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
-  invariant(core, ts, isExecution(ts.previous), "rescheduled but not executing", stimulusId);
-  resumedError(core, ts, rec, recs, out, stimulusId);
-};
+}

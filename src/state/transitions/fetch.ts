@@ -1,44 +1,44 @@
 // Transitions of dependencies replicated from peers: fetch → flight → memory, and
 // missing when nobody is known to hold them.
 import type { TransitionFn } from "../core.js";
-import type { FlightRecommendation, MemoryRecommendation } from "../recommendations.js";
-import { RUN_ID_SENTINEL, isEmpty } from "../task-state.js";
+import { linkCount, linksToArray } from "../links.js";
+import { RUN_ID_SENTINEL } from "../task-state.js";
 import { genericFetch, genericMissing, genericReleased, invariant, purgeState, toMemory } from "./generic.js";
-import { releasedWaiting } from "./released.js";
+import { waitForDependencies } from "./released.js";
 
 /** ensureCommunicating has already taken the task out of every holder's heap. */
-export const fetchFlight: TransitionFn = (core, ts, rec, _recs, _out, stimulusId) => {
+export const fetchFlight: TransitionFn<"fetch", "flight"> = (core, ts, rec, _recs, _out, stimulusId) => {
   if (core.validate) {
-    invariant(core, ts, !isEmpty(ts._whoHas), "no holders", stimulusId);
-    for (const worker of ts._whoHas ?? []) {
+    invariant(core, ts, linkCount(ts._whoHas) > 0, "no holders", stimulusId);
+    for (const worker of linksToArray(ts._whoHas)) {
       invariant(core, ts, !(core.dataNeeded.get(worker)?.has(ts) ?? false), `still queued for ${worker}`, stimulusId);
     }
   }
   ts.done = false;
   ts.state = "flight";
-  ts.comingFrom = (rec as FlightRecommendation).worker;
+  ts.comingFrom = rec.worker;
   core.inFlightTasks.add(ts);
   core.fetchCount--;
 };
 
-export const fetchMissing: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+export const fetchMissing: TransitionFn<"fetch", "missing"> = (core, ts, _rec, _recs, _out, stimulusId) => {
   core.fetchCount--;
   genericMissing(core, ts, stimulusId);
 };
 
-export const fetchReleased: TransitionFn = (core, ts, _rec, recs) => {
+export const fetchReleased: TransitionFn<"fetch", "released"> = (core, ts, _rec, recs) => {
   core.fetchCount--;
   genericReleased(core, ts, recs);
 };
 
 /** A no-op while the gather is outstanding; once it returned, queue the task again. */
-export const flightFetch: TransitionFn = (core, ts, _rec, recs) => {
+export const flightFetch: TransitionFn<"flight", "fetch"> = (core, ts, _rec, recs) => {
   if (!ts.done) return;
   ts.comingFrom = null;
   genericFetch(core, ts, recs);
 };
 
-export const flightMissing: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+export const flightMissing: TransitionFn<"flight", "missing"> = (core, ts, _rec, _recs, _out, stimulusId) => {
   invariant(core, ts, ts.done, "missing before the gather returned", stimulusId);
   genericMissing(core, ts, stimulusId);
 };
@@ -48,33 +48,36 @@ export const flightMissing: TransitionFn = (core, ts, _rec, _recs, _out, stimulu
  * scatter racing an outstanding gather takes the task out of the in-flight set here;
  * the gather's result for it is then ignored when it returns.
  */
-export const flightMemory: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
-  core.inFlightTasks.delete(ts);
-  ts.comingFrom = null;
-  toMemory(core, ts, (rec as MemoryRecommendation).value, "add-keys", RUN_ID_SENTINEL, recs, out, stimulusId);
+export const flightMemory: TransitionFn<"flight", "memory"> = (core, ts, rec, recs, out, stimulusId) => {
+  // A returned gather has already taken it out of the in-flight set (and cleared comingFrom).
+  if (ts.comingFrom !== null) {
+    core.inFlightTasks.delete(ts);
+    ts.comingFrom = null;
+  }
+  toMemory(core, ts, rec.value, "add-keys", RUN_ID_SENTINEL, recs, out, stimulusId);
 };
 
 /** The gather cannot be stopped: wait for it as cancelled(flight). */
-export const flightReleased: TransitionFn = (core, ts, _rec, _recs, _out, stimulusId) => {
+export const flightReleased: TransitionFn<"flight", "released"> = (core, ts, _rec, _recs, _out, stimulusId) => {
   invariant(core, ts, !ts.done, "released after the gather returned", stimulusId);
   ts.previous = "flight";
   ts.next = null;
   ts.state = "cancelled";
 };
 
-export const missingFetch: TransitionFn = (core, ts, _rec, recs) => {
-  if (isEmpty(ts._whoHas)) return;
+export const missingFetch: TransitionFn<"missing", "fetch"> = (core, ts, _rec, recs) => {
+  if (linkCount(ts._whoHas) === 0) return;
   core.missingDepFlight.delete(ts);
   genericFetch(core, ts, recs);
 };
 
-export const missingWaiting: TransitionFn = (core, ts, rec, recs, out, stimulusId) => {
+export const missingWaiting: TransitionFn<"missing", "waiting"> = (core, ts, _rec, recs, _out, stimulusId) => {
   core.missingDepFlight.delete(ts);
   purgeState(core, ts);
-  releasedWaiting(core, ts, rec, recs, out, stimulusId);
+  waitForDependencies(core, ts, recs, stimulusId);
 };
 
-export const missingReleased: TransitionFn = (core, ts, _rec, recs) => {
+export const missingReleased: TransitionFn<"missing", "released"> = (core, ts, _rec, recs) => {
   core.missingDepFlight.delete(ts);
   genericReleased(core, ts, recs);
 };

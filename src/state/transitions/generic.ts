@@ -5,8 +5,10 @@ import { AddKeysMsg, TaskErredMsg, TaskFinishedMsg } from "../instructions.js";
 import type { StateCore } from "../core.js";
 import { StateInvariantError } from "../errors.js";
 import { Rec, type ErrorRecommendation, type RecommendationStack } from "../recommendations.js";
+import { EMPTY_RECORD } from "../records.js";
 import { typeName } from "../sizeof.js";
-import { isEmpty, RUN_ID_SENTINEL, withoutLink, type TaskState } from "../task-state.js";
+import { clearedLinks, forEachLink, linkCount, withoutLink } from "../links.js";
+import { RUN_ID_SENTINEL, type TaskState } from "../task-state.js";
 
 export function invariant(core: StateCore, ts: TaskState, condition: boolean, what: string, stimulusId: string): void {
   if (!condition) {
@@ -16,27 +18,23 @@ export function invariant(core: StateCore, ts: TaskState, condition: boolean, wh
 
 /** Forget everything transient about `ts` and drop it from every collection. Idempotent. */
 export function purgeState(core: StateCore, ts: TaskState): void {
+  core.lastPurged = ts;
+  core.lastPurgedAt = core.transitionCounter;
   const key = ts.key;
-  if (core.dataIsMap || core.data.has(key)) core.data.delete(key);
+  // A released task was purged when it became released and has no value since (a plain
+  // Map is then not asked: forgetting a released task purges it a second time).
+  if (core.dataIsMap ? ts.state !== "released" : core.data.has(key)) core.data.delete(key);
   if (core.actors.size !== 0) core.actors.delete(key);
   if (core.threads.size !== 0) core.threads.delete(key);
 
-  const whoHas = ts._whoHas;
-  if (whoHas !== null) {
-    for (const worker of whoHas) {
-      core.discardFromHasWhat(worker, key);
-      core.discardFromDataNeeded(worker, ts);
-    }
-    ts._whoHas = null;
+  if (ts._whoHas !== null) {
+    // Only a task in fetch is queued in dataNeeded (validateState), so only its holders'
+    // heaps are searched.
+    forEachLink(ts._whoHas, ts.state === "fetch" ? forgetQueuedHolder : forgetHolder, core, ts);
+    ts._whoHas = clearedLinks(ts._whoHas);
   }
-  const dependencies = ts._dependencies;
-  if (dependencies !== null) {
-    for (const dep of dependencies) {
-      const waiters = dep._waiters;
-      if (waiters !== null) dep._waiters = withoutLink(waiters, ts);
-    }
-  }
-  ts._waitingForData = null;
+  forEachLink(ts._dependencies, stopWaitingFor, ts, null);
+  ts._waitingForData = clearedLinks(ts._waitingForData);
   ts.nbytes = null;
   ts.previous = null;
   ts.next = null;
@@ -58,36 +56,62 @@ export function purgeState(core: StateCore, ts: TaskState): void {
   if (core.waiting.size !== 0) core.waiting.delete(ts);
 }
 
-const KEEPS_DEPENDENCIES = new Set(["ready", "constrained", "waiting", "executing", "long-running", "memory"]);
+function forgetHolder(worker: string, core: StateCore, ts: TaskState): void {
+  core.discardFromHasWhat(worker, ts.key);
+}
+
+function forgetQueuedHolder(worker: string, core: StateCore, ts: TaskState): void {
+  core.discardFromHasWhat(worker, ts.key);
+  core.discardFromDataNeeded(worker, ts);
+}
+
+function stopWaitingFor(dep: TaskState, ts: TaskState): void {
+  if (dep._waiters !== null) dep._waiters = withoutLink(dep._waiters, ts);
+}
+
+/** States whose task keeps its dependencies (they are, or will be, read). */
+function keepsDependencies(state: string): boolean {
+  switch (state) {
+    case "ready":
+    case "constrained":
+    case "waiting":
+    case "executing":
+    case "long-running":
+    case "memory":
+      return true;
+    default:
+      return false;
+  }
+}
+
+function releaseUnwaitedDependency(dep: TaskState, recs: RecommendationStack): void {
+  if (linkCount(dep._waiters) === 0 && !keepsDependencies(dep.state)) recs.add(dep, Rec.released);
+}
 
 export function genericReleased(core: StateCore, ts: TaskState, recs: RecommendationStack): void {
   purgeState(core, ts);
-  const dependencies = ts._dependencies;
-  if (dependencies !== null) {
-    for (const dep of dependencies) {
-      if (isEmpty(dep._waiters) && !KEEPS_DEPENDENCIES.has(dep.state)) {
-        recs.add(dep, Rec.released);
-      }
-    }
-  }
+  forEachLink(ts._dependencies, releaseUnwaitedDependency, recs, null);
   ts.state = "released";
-  if (isEmpty(ts._dependents)) recs.add(ts, Rec.forgotten);
+  if (linkCount(ts._dependents) === 0) recs.add(ts, Rec.forgotten);
+}
+
+function queueFetch(worker: string, core: StateCore, ts: TaskState): void {
+  core.addToDataNeeded(worker, ts);
 }
 
 export function genericFetch(core: StateCore, ts: TaskState, recs: RecommendationStack): void {
-  const whoHas = ts._whoHas;
-  if (whoHas === null || whoHas.size === 0) {
+  if (linkCount(ts._whoHas) === 0) {
     recs.add(ts, Rec.missing);
     return;
   }
   ts.state = "fetch";
   ts.done = false;
   core.fetchCount++;
-  for (const worker of whoHas) core.addToDataNeeded(worker, ts);
+  forEachLink(ts._whoHas, queueFetch, core, ts);
 }
 
 export function genericMissing(core: StateCore, ts: TaskState, stimulusId: string): void {
-  if (core.validate) invariant(core, ts, ts._whoHas === null || ts._whoHas.size === 0, "missing task has holders", stimulusId);
+  if (core.validate) invariant(core, ts, linkCount(ts._whoHas) === 0, "missing task has holders", stimulusId);
   ts.state = "missing";
   core.missingDepFlight.add(ts);
   ts.done = false;
@@ -149,17 +173,7 @@ export function toMemory(
   if (ts.nbytes === null) ts.nbytes = core.sizeof(value);
   core.nbytes += ts.nbytes;
   ts.type = typeName(value);
-  const dependents = ts._dependents;
-  if (dependents !== null) {
-    for (const dependent of dependents) {
-      const waitingForData = dependent._waitingForData;
-      if (waitingForData !== null) {
-        dependent._waitingForData = withoutLink(waitingForData, ts);
-        if (dependent._waitingForData !== null) continue;
-      }
-      if (dependent.state === "waiting") recs.add(dependent, Rec.ready);
-    }
-  }
+  forEachLink(ts._dependents, inputArrived, ts, recs);
   core.log.tagged(key, "put-in-memory", stimulusId, core.stimulusSeq);
   if (message === "add-keys") {
     out.push(AddKeysMsg({ keys: [key], stimulusId }));
@@ -169,6 +183,12 @@ export function toMemory(
     }
     out.push(taskFinishedMsg(core, ts, runId, stimulusId, core.dataIsMap));
   }
+}
+
+/** `ts` reached memory: `dependent` waits for one input less, and may be ready. */
+function inputArrived(dependent: TaskState, ts: TaskState, recs: RecommendationStack): void {
+  dependent._waitingForData = withoutLink(dependent._waitingForData, ts);
+  if (linkCount(dependent._waitingForData) === 0 && dependent.state === "waiting") recs.add(dependent, Rec.ready);
 }
 
 export function taskFinishedMsg(
@@ -194,14 +214,13 @@ export function taskFinishedMsg(
     nbytes: ts.nbytes,
     type: ts.type,
     typename: ts.type,
-    metadata: ts._metadataOrNull() ?? EMPTY_METADATA,
+    metadata: ts._metadataOrNull() ?? EMPTY_RECORD,
     thread: core.threads.size === 0 ? null : (core.threads.get(key) ?? null),
     startstops: ts.startstops,
     stimulusId,
   });
 }
 
-const EMPTY_METADATA = Object.freeze({});
 
 /** dask's `error_message(e)` as a recommendation. */
 export function errorRecommendation(error: unknown, runId: number): ErrorRecommendation {

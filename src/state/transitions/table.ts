@@ -35,7 +35,6 @@ import {
   missingWaiting,
 } from "./fetch.js";
 import { genericError } from "./generic.js";
-import type { ErrorRecommendation } from "../recommendations.js";
 import {
   memoryReleased,
   releasedFetch,
@@ -48,9 +47,9 @@ import {
 } from "./released.js";
 
 /** dask leaves missing_dep_flight alone here (unreachable there); we keep it consistent. */
-const missingError: TransitionFn = (core, ts, rec, _recs, out, stimulusId) => {
+const missingError: TransitionFn<"missing", "error"> = (core, ts, rec, _recs, out, stimulusId) => {
   core.missingDepFlight.delete(ts);
-  genericError(core, ts, rec as ErrorRecommendation, out, stimulusId);
+  genericError(core, ts, rec, out, stimulusId);
 };
 
 export const TRANSITIONS: TransitionTable = Object.freeze({
