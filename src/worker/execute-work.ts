@@ -15,6 +15,7 @@ import { completeWork, launch, settleOutcome, type WorkerCore } from "./async-wo
 import { Reschedule } from "./errors.js";
 import { failureFields } from "./failure.js";
 import { executeRoot, latestChildEnd, newRoot } from "./span-roots.js";
+import { isRecompute } from "./thread-ledger.js";
 import type { Executor, Outcome } from "./types.js";
 import type { ExecuteWork } from "./work-tracker.js";
 
@@ -40,9 +41,13 @@ export class Executions {
       throw new Error(`worker ${core.address}: Execute for unknown task ${JSON.stringify(instruction.key)} (stimulus ${instruction.stimulusId})`);
     }
     const thread = core.work.acquireSlot(ts.key, core.address);
+    const recompute = isRecompute(ts.annotations);
     // Explicitly a root (no parent), whatever span is current: no pile-up (dask #7949).
-    const root = newRoot(core.clock, executeRoot(ts.prefix), { registry: core.spanRegistry, attributes: { key: ts.key, thread } }).start();
-    const work: ExecuteWork = { kind: "execute", root, key: ts.key, thread, settled: false };
+    const root = newRoot(core.clock, executeRoot(ts.prefix), {
+      registry: core.spanRegistry,
+      attributes: recompute ? { key: ts.key, thread, recompute } : { key: ts.key, thread },
+    }).start();
+    const work: ExecuteWork = { kind: "execute", root, key: ts.key, thread, ledger: core.work.ledger.acquire(root, recompute), settled: false };
     core.work.track(work);
     const runId = ts.runId;
     // An executor that records under its explicit span needs no context binding.
