@@ -7,6 +7,7 @@
 // it closes, or up to now when the store collects work in progress (never twice).
 import type { Span } from "../spans/index.js";
 import { cumulativeSeries } from "../spans/digest.js";
+import type { Series } from "../spans/flatten.js";
 import { fromQuanta, toQuanta } from "../spans/float.js";
 import { OTHER, SECONDS } from "../spans/types.js";
 import type { WorkerState } from "../state/index.js";
@@ -202,11 +203,7 @@ export class ThreadLedger {
     const t = this.#changeTime();
     const end = entry.left ?? t;
     const label: ExecutingOutcome = entry.recompute && outcome !== "killed" ? "recompute" : outcome;
-    this.#digestEntry(entry, end, true, label, undefined);
-    // the interval the slot was held, whatever part the root's tree covers (rounding, a
-    // release read after the root ended): the rest is the root's own time, `other`
-    const rest = end - entry.since - entry.digested;
-    if (rest !== 0) this.#digestOwing(otherName(entry.root), rest, label);
+    this.#digestFinal(entry, end, label);
     if (entry.left === undefined) {
       this.#closeIdle(t);
       this.#free += 1;
@@ -249,7 +246,7 @@ export class ThreadLedger {
     if (t < this.#accounted) return;
     this.#accounted = t;
     this.#closeIdle(t);
-    for (const entry of this.#open) this.#digestEntry(entry, t, false, IN_PROGRESS_OUTCOME, out);
+    for (const entry of this.#open) this.#digestInProgress(entry, t, out);
   }
 
   /** Digests `value` less what the context owes, keeping what cannot be paid (never a negative increment). */
@@ -263,28 +260,68 @@ export class ThreadLedger {
     }
   }
 
-  /** Digests what `entry` accrued up to `t` (its seceding, if earlier) beyond what was digested. */
-  #digestEntry(entry: LedgerEntry, t: number, final: boolean, outcome: ExecutingOutcome, out: MetricIncrement[] | undefined): void {
-    const at = entry.left === undefined ? t : Math.min(t, entry.left);
+  /** The increments of `entry`'s time series up to `at` beyond what was digested (an open root counted up to `at`). */
+  #increments(entry: LedgerEntry, at: number | undefined): Series[] {
     const root = entry.root;
-    // a root still open (or one that seceded) is evaluated up to `at`
-    const series = cumulativeSeries(root, final && entry.left === undefined && root.endTime !== undefined ? undefined : at, entry.exported);
+    const series = cumulativeSeries(root, at, entry.exported);
     const depth = root.name.length;
+    let kept = 0;
     for (let i = 0; i < series.length; i++) {
       const s = series[i]!;
       // time only, and not the unqualified copies of `aggregate` spans (`["disk-read"]`): they repeat a node's time
       if (!s.isTime || s.node.path.length <= depth) continue;
       const already = entry.exported?.[s.key];
-      const grown = s.amount - (already === undefined ? 0 : toQuanta(already));
-      if (grown === 0) continue;
-      const value = fromQuanta(grown);
+      const cumulative = s.amount;
+      s.amount = cumulative - (already === undefined ? 0 : toQuanta(already));
+      if (s.amount === 0) continue;
+      if (at !== undefined) (entry.exported ??= {})[s.key] = fromQuanta(cumulative);
+      series[kept++] = s;
+    }
+    series.length = kept;
+    return series;
+  }
+
+  /** What `entry` accrued up to `t` (its seceding, if earlier), as `running`. */
+  #digestInProgress(entry: LedgerEntry, t: number, out: MetricIncrement[] | undefined): void {
+    const parts = this.#increments(entry, entry.left === undefined ? t : Math.min(t, entry.left));
+    for (const part of parts) {
+      const value = fromQuanta(part.amount);
       entry.digested += value;
-      if (!final) (entry.exported ??= {})[s.key] = fromQuanta(s.amount);
-      const name = workerName(s.node.nameWith(s.unit));
+      const name = workerName(part.node.nameWith(part.unit));
       if (out !== undefined) out.push({ name, value });
-      else this.#metrics.digest(name, value, outcome);
+      else this.#metrics.digest(name, value, IN_PROGRESS_OUTCOME);
     }
   }
+
+  /**
+   * The rest of `entry`'s time with its outcome, so that it adds up to the interval it held
+   * its slot, [since, end]. The tree is timed in quanta of 2⁻³⁰ s from the root's start, so
+   * it may cover a fraction of a quantum more than the interval (taken off its largest part)
+   * or less (the root's own time, `other`, like a release read after the root ended).
+   */
+  #digestFinal(entry: LedgerEntry, end: number, outcome: ExecutingOutcome): void {
+    // a root that ended is flattened whole; one that seceded, up to its seceding
+    const parts = this.#increments(entry, entry.left);
+    let covered = entry.digested;
+    let largest = -1;
+    for (let i = 0; i < parts.length; i++) {
+      const value = fromQuanta(parts[i]!.amount);
+      covered += value;
+      if (largest < 0 || parts[i]!.amount > parts[largest]!.amount) largest = i;
+    }
+    let rest = end - entry.since - covered;
+    for (let i = 0; i < parts.length; i++) {
+      let value = fromQuanta(parts[i]!.amount);
+      if (i === largest && rest < 0 && value + rest >= 0) {
+        value += rest;
+        rest = 0;
+      }
+      entry.digested += value;
+      if (value !== 0) this.#metrics.digest(workerName(parts[i]!.node.nameWith(parts[i]!.unit)), value, outcome);
+    }
+    if (rest !== 0) this.#digestOwing(otherName(entry.root), rest, outcome);
+  }
+
 }
 
 /** Seconds of the `worker` context in a worker's store, by bucket (the summary of `Worker.threadTime`). */
