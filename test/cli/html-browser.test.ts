@@ -124,6 +124,35 @@ describe("HTML report in a real browser", () => {
       await page.context().close();
     });
 
+    it("draws every worker's thread time as one full bar, the dead worker's slots dead after its death", async () => {
+      const dead = report.perWorker.filter((worker) => worker.died);
+      expect(dead).toHaveLength(1);
+      expect(dead[0]!.threadTime.idle.dead).toBeGreaterThan(0);
+      expect(report.perWorker.some((worker) => worker.threadTime.idle.paused > 0)).toBe(true);
+      const { page, consoleErrors, requests } = await openReport(browser, path);
+      const chart = 'figure[data-chart="thread-time"]';
+      expect(await page.locator(`${chart} g.bar`).count()).toBe(report.workers);
+      // each bar spans the same width on screen: 100% of that worker's thread time
+      const widths = await evaluateOn<number[]>(
+        page,
+        `${chart} g.bar`,
+        "(bars) => bars.map((bar) => [...bar.querySelectorAll('rect.mark')].reduce((sum, rect) => sum + rect.getBoundingClientRect().width, 0))",
+      );
+      for (const width of widths) expect(width).toBeCloseTo(widths[0]!, 0);
+      expect(widths[0]!).toBeGreaterThan(500);
+      expect(await page.locator(`${chart} rect.mark[data-series="dead"]`).count()).toBe(1);
+      expect(await page.locator(`${chart} rect.mark[data-series="paused"]`).count()).toBeGreaterThan(0);
+      expect(await page.locator(`${chart} .legend li[data-series="dead"]`).count()).toBe(1);
+      expect(await page.locator(`${chart} text.total`).allTextContents()).toEqual(report.perWorker.map(() => "100%"));
+      const tip = await tooltipOf(page, `${chart} rect.mark[data-series="dead"]`);
+      expect(tip).toContain(dead[0]!.address);
+      expect(tip).toMatch(/idle: dead: [\d.]+ m?s \([\d.]+% of 2 × [\d.]+ m?s\)/);
+      expect(consoleErrors).toEqual([]);
+      expect(requests).toEqual([]);
+      await screenshot(page, join(ARTIFACTS, "html-report-eventful-thread-time.png"), chart);
+      await page.context().close();
+    });
+
     it("shows details on hover: task, matrix cell, death and pause", async () => {
       const { page, consoleErrors } = await openReport(browser, path);
       // a single run's mark (runs back to back on one thread slot may be drawn merged)
