@@ -111,8 +111,17 @@ function workerName(name: readonly string[]): readonly string[] {
   return known;
 }
 
+// `["worker", …rootName, "other", "seconds"]` by the root's (interned, frozen) name.
+const OTHER_NAMES = new Map<readonly string[], readonly string[]>();
+
 function otherName(root: Span): readonly string[] {
-  return workerName(Object.freeze([...root.name, OTHER, SECONDS]));
+  let known = OTHER_NAMES.get(root.name);
+  if (known === undefined) {
+    known = Object.freeze([THREAD_TIME_CONTEXT, ...root.name, OTHER, SECONDS]);
+    if (OTHER_NAMES.size >= MAX_WORKER_NAMES) OTHER_NAMES.clear();
+    OTHER_NAMES.set(root.name, known);
+  }
+  return known;
 }
 
 export class ThreadLedger {
@@ -130,9 +139,9 @@ export class ThreadLedger {
   #accounted: number;
   #finishedAt: number | undefined = undefined;
   /**
-   * Seconds (≤ 0) the `worker` context still owes: a task's tree is timed in quanta of 2⁻³⁰ s
-   * from its own start, so it can cover up to half a quantum more than the slot's interval. A
-   * counter never goes down, so that rounding is taken from the next idle time instead.
+   * Seconds (≤ 0) the `worker` context still owes: the rounding of a task's tree beyond its
+   * slot's interval that could not be taken off the tree itself (all of it was digested while
+   * it ran, see #digestFinal). A counter never goes down, so it is taken from the next idle time.
    */
   #owed = 0;
 
@@ -149,10 +158,6 @@ export class ThreadLedger {
   /** Time up to which every slot is accounted; `settle` cannot go back before it. */
   get accountedUntil(): number {
     return this.#accounted;
-  }
-
-  get cause(): IdleCause {
-    return this.#cause;
   }
 
   /** A change happens now, and never before what is already accounted. */
