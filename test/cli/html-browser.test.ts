@@ -186,8 +186,9 @@ describe("HTML report in a real browser", () => {
       expect(await bar.locator("span").textContent()).toMatch(/^Drag to zoom/);
       expect(await bar.locator("button").isHidden()).toBe(true);
 
-      // Drag from a quarter to half of the plot: a 4× zoom on [25%, 50%] of the run.
-      await page.mouse.move(box.x + box.width * 0.25, box.y + 5);
+      // Drag from a quarter to half of the plot: a 4× zoom on [25%, 50%] of the run. (Well inside
+      // the plot: the pointer's coordinates are whole pixels, the plot's edges need not be.)
+      await page.mouse.move(box.x + box.width * 0.25, box.y + 12);
       await page.mouse.down();
       await page.mouse.move(box.x + box.width * 0.4, box.y + 20, { steps: 4 });
       await page.mouse.move(box.x + box.width * 0.5, box.y + 20, { steps: 4 });
@@ -230,12 +231,12 @@ describe("HTML report in a real browser", () => {
       expect(await bar.locator("button").isHidden()).toBe(true);
       await plot.scrollIntoViewIfNeeded();
       box = (await plot.boundingBox())!;
-      await page.mouse.move(box.x + box.width * 0.6, box.y + 5);
+      await page.mouse.move(box.x + box.width * 0.6, box.y + 12);
       await page.mouse.down();
-      await page.mouse.move(box.x + box.width * 0.7, box.y + 5, { steps: 4 });
+      await page.mouse.move(box.x + box.width * 0.7, box.y + 12, { steps: 4 });
       await page.mouse.up();
       expect((await viewBox(page, "task-stream"))[0]).toBeGreaterThan(0);
-      await page.mouse.dblclick(box.x + box.width * 0.5, box.y + 5);
+      await page.mouse.dblclick(box.x + box.width * 0.5, box.y + 12);
       expect(await viewBox(page, "task-stream")).toEqual([0, 0, fullWidth, height]);
       expect(consoleErrors).toEqual([]);
       await page.context().close();

@@ -49,24 +49,31 @@ describe("thread time closes in every simulated report", () => {
   }
 
   it("faulty-shuffle: the dead worker's slots are dead after its death, its running tasks killed, lost data recomputed", async () => {
-    expectCloses((await simulate(faultyShuffle, { seed: 1 })).report);
-    // seed 4: the worker dies with a task running
-    const { report } = await simulate(faultyShuffle, { seed: 4 });
-    expectCloses(report);
-    const dead = report.perWorker.filter((w) => w.died);
-    expect(dead).toHaveLength(1);
-    const death = report.faults.find((f) => f.kind === "worker-death")!;
-    const [worker] = dead;
-    // dead from the death to the end of the run on every slot
-    // (to rounding: sub-nanosecond roundings of task times are paid from idle time, see src/worker/thread-ledger.ts)
-    expect(worker!.threadTime.idle.dead).toBeCloseTo(worker!.nthreads * (worker!.threadTime.lifetime - death.time), 8);
-    expect(worker!.threadTime.executing.killed).toBeGreaterThan(0);
-    for (const alive of report.perWorker.filter((w) => !w.died)) expect(alive.threadTime.idle.dead).toBe(0);
-    // what losing the worker cost the others: the lost outputs computed again
-    const recompute = report.perWorker.reduce((a, w) => a + w.threadTime.executing.recompute, 0);
-    expect(recompute).toBeGreaterThan(0);
-    expect(report.metrics.some((m) => m.name[0] === "worker" && m.outcome === "recompute")).toBe(true);
-    expect(report.metrics.some((m) => m.name[0] === "execute" && m.outcome === "killed")).toBe(true);
+    let killedSomewhere = false;
+    let recomputedSomewhere = false;
+    // several seeds: in some the worker dies with a task running, in some its outputs must be recomputed
+    for (let seed = 1; seed <= 8; seed++) {
+      const { report } = await simulate(faultyShuffle, { seed });
+      expectCloses(report);
+      const dead = report.perWorker.filter((w) => w.died);
+      expect(dead).toHaveLength(1);
+      const death = report.faults.find((f) => f.kind === "worker-death")!;
+      const [worker] = dead;
+      // dead from the death to the end of the run on every slot
+      // (to rounding: sub-nanosecond roundings of task times may be paid from idle time, see src/worker/thread-ledger.ts)
+      expect(worker!.threadTime.idle.dead).toBeCloseTo(worker!.nthreads * (worker!.threadTime.lifetime - death.time), 8);
+      for (const alive of report.perWorker.filter((w) => !w.died)) expect(alive.threadTime.idle.dead).toBe(0);
+      if (worker!.threadTime.executing.killed > 0) {
+        killedSomewhere = true;
+        expect(report.metrics.some((m) => m.name[0] === "execute" && m.outcome === "killed")).toBe(true);
+      }
+      // what losing the worker cost the others: the lost outputs computed again
+      if (report.perWorker.some((w) => w.threadTime.executing.recompute > 0)) {
+        recomputedSomewhere = true;
+        expect(report.metrics.some((m) => m.name[0] === "worker" && m.outcome === "recompute")).toBe(true);
+      }
+    }
+    expect([killedSomewhere, recomputedSomewhere]).toEqual([true, true]);
   });
 
   it("validate: true runs check closure (and pass on a run with a death and pauses)", async () => {
