@@ -3,7 +3,7 @@ import { createStyle, type Style } from "./format/color.js";
 import { bar, renderTable, type Column } from "./format/table.js";
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "./format/units.js";
 import { fineMetricBreakdown, type FineMetricRow } from "./fine-metrics.js";
-import { THREAD_TIME_BUCKETS, workMetrics } from "./thread-time.js";
+import { THREAD_TIME_BUCKETS, threadTimeCloses, workMetrics } from "./thread-time.js";
 
 export interface SummaryOptions {
   style?: Style;
@@ -168,7 +168,7 @@ function threadTimeSection(report: SimReport, style: Style, maxRows: number): st
   const rows = shown.map((worker) => {
     const time = worker.threadTime;
     const share = (seconds: number) => (time.capacity > 0 ? seconds / time.capacity : 0);
-    const closes = Math.abs(time.total - time.capacity) <= 1e-9 * time.capacity;
+    const closes = threadTimeCloses(time);
     return [
       worker.died ? `${worker.address} ${style.red("(died)")}` : worker.address,
       ...buckets.map((bucket) => {

@@ -3,7 +3,7 @@
 import type { Worker } from "../worker/worker.js";
 import type { VirtualDisk } from "./disk.js";
 import type { MemoryMonitor } from "./memory.js";
-import type { FaultCount, MetricTotal, SimReport, StealRecord, TaskRecord, TransferRecord, WorkerSummary, WorkerThreadTime } from "./report.js";
+import { THREAD_TIME_CLOSURE_TOLERANCE, type FaultCount, type MetricTotal, type SimReport, type StealRecord, type TaskRecord, type TransferRecord, type WorkerSummary, type WorkerThreadTime } from "./report.js";
 
 /** The run-level fields of the report, plus what the builder reads the per-worker figures from. */
 export type ReportInputs = Pick<
@@ -41,9 +41,6 @@ function workerThreadTime(worker: Worker, end: number): WorkerThreadTime {
     total: time.total,
   };
 }
-
-/** Relative tolerance of the closure check: rounding of sums of floats, nothing more. */
-export const THREAD_TIME_CLOSURE_TOLERANCE = 1e-9;
 
 /**
  * The workers whose thread time does not add up to nthreads × lifetime within

@@ -48,6 +48,9 @@ export interface WorkerSummary {
   threadTime: WorkerThreadTime;
 }
 
+/** Relative tolerance of the thread-time closure check: rounding of sums of floats, nothing more. */
+export const THREAD_TIME_CLOSURE_TOLERANCE = 1e-9;
+
 /**
  * Seconds of a worker's thread slots by bucket over the run: they add up to `capacity`,
  * nthreads × lifetime. The lifetime is the whole run for every worker (a worker that died has

@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { builtInWorkloads, simulate, type SimReport } from "../../src/sim/index.js";
-import { THREAD_TIME_CLOSURE_TOLERANCE, threadTimeProblems } from "../../src/sim/report-builder.js";
+import { threadTimeProblems } from "../../src/sim/report-builder.js";
+import { THREAD_TIME_CLOSURE_TOLERANCE } from "../../src/sim/report.js";
 
 const faultyShuffle = JSON.parse(readFileSync(new URL("../../workloads/faulty-shuffle.json", import.meta.url), "utf8")) as Parameters<typeof simulate>[0];
 

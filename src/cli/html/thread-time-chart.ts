@@ -1,5 +1,5 @@
 import { formatPercent, formatSeconds } from "../format/units.js";
-import { THREAD_TIME_BUCKETS } from "../thread-time.js";
+import { THREAD_TIME_BUCKETS, threadTimeCloses } from "../thread-time.js";
 import { escapeHtml } from "./escape.js";
 import { CHART_WIDTH, type Chart, type ChartEntry, type LegendEntry } from "./chart.js";
 import { emptyChart } from "./stacked-bars.js";
@@ -75,7 +75,7 @@ export const threadTimeChart: ChartEntry = {
         });
       });
       const gap = time.total - time.capacity;
-      const closes = Math.abs(gap) <= 1e-9 * time.capacity;
+      const closes = threadTimeCloses(time);
       if (!closes) open.push(`${worker.address} (${formatSeconds(gap)})`);
       return element("g", { class: "bar" }, [
         element("text", { x: plotLeft - 8, y: y + BAR_HEIGHT / 2 + 4, class: "label", "text-anchor": "end", "data-tip": worker.address }, escapeHtml(label)),
