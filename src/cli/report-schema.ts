@@ -40,6 +40,13 @@ const workerSummary = z.object({
   unspilledBytes: nonNegative,
   peakMemoryBytes: nonNegative,
   died: z.boolean(),
+  threadTime: z.object({
+    lifetime: nonNegative,
+    capacity: nonNegative,
+    executing: z.object({ ok: nonNegative, failed: nonNegative, cancelled: nonNegative, recompute: nonNegative, killed: nonNegative, running: nonNegative }),
+    idle: z.object({ paused: nonNegative, fetching: nonNegative, constrained: nonNegative, "no-work": nonNegative, dead: nonNegative }),
+    total: nonNegative,
+  }),
 });
 
 const memorySample = z.object({

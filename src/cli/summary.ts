@@ -3,6 +3,7 @@ import { createStyle, type Style } from "./format/color.js";
 import { bar, renderTable, type Column } from "./format/table.js";
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "./format/units.js";
 import { fineMetricBreakdown, type FineMetricRow } from "./fine-metrics.js";
+import { THREAD_TIME_BUCKETS, threadTimeCloses, workMetrics } from "./thread-time.js";
 
 export interface SummaryOptions {
   style?: Style;
@@ -23,6 +24,7 @@ export function formatSummary(report: SimReport, options: SummaryOptions = {}): 
   lines.push(report.complete ? style.green(`✔ ${report.completion}`) : style.red(`✘ ${report.completion}`));
   lines.push(...stuckTasks(report, style), "");
   lines.push(style.bold("Workers"), ...workerTable(report, style, options.maxWorkerRows ?? 16), "");
+  lines.push(...threadTimeSection(report, style, options.maxWorkerRows ?? 16), "");
   lines.push(...metricsSection(report, style, options.maxMetricRows ?? 30));
   return `${lines.join("\n")}\n`;
 }
@@ -151,8 +153,41 @@ function workerRow(worker: WorkerSummary, style: Style): string[] {
   ];
 }
 
+/**
+ * Where each worker's thread time went, as shares of nthreads × the run's length: the buckets
+ * that hold anything on some worker (executing and no-work always), then whether they close.
+ */
+function threadTimeSection(report: SimReport, style: Style, maxRows: number): string[] {
+  const workers = report.perWorker;
+  const lifetime = workers[0]?.threadTime.lifetime ?? 0;
+  const lines = [style.bold("Thread time"), style.dim(`  share of each worker's threads × ${formatSeconds(lifetime)} (the run) spent in each bucket`)];
+  if (workers.length === 0 || lifetime <= 0) return [...lines, "  (no thread time)"];
+  const buckets = THREAD_TIME_BUCKETS.filter((bucket) => bucket.key === "ok" || bucket.key === "no-work" || workers.some((worker) => bucket.seconds(worker.threadTime) > 0));
+  const columns: Column[] = [{ header: "worker" }, ...buckets.map((bucket): Column => ({ header: bucket.label.replace(/^idle: /, ""), align: "right" })), { header: "closes", align: "right" }];
+  const shown = workers.slice(0, maxRows);
+  const rows = shown.map((worker) => {
+    const time = worker.threadTime;
+    const share = (seconds: number) => (time.capacity > 0 ? seconds / time.capacity : 0);
+    const closes = threadTimeCloses(time);
+    return [
+      worker.died ? `${worker.address} ${style.red("(died)")}` : worker.address,
+      ...buckets.map((bucket) => {
+        const seconds = bucket.seconds(time);
+        if (seconds === 0) return style.dim("–");
+        const text = formatPercent(share(seconds));
+        return bucket.idle ? text : bucket.key === "ok" ? style.cyan(text) : style.yellow(text);
+      }),
+      closes ? style.green("✔") : style.red(`✘ ${formatSeconds(time.total - time.capacity)}`),
+    ];
+  });
+  lines.push(...renderTable(columns, rows, { indent: "  " }));
+  if (workers.length > shown.length) lines.push(style.dim(`  … ${workers.length - shown.length} more ${plural(workers.length - shown.length, "worker")} in --json`));
+  return lines;
+}
+
 function metricsSection(report: SimReport, style: Style, maxRows: number): string[] {
-  const breakdown = fineMetricBreakdown(report.metrics);
+  // thread time is its own section: counted with the rest it would count execute time twice
+  const breakdown = fineMetricBreakdown(workMetrics(report.metrics));
   const lines = [
     style.bold("Fine performance metrics"),
     style.dim("  execute per task prefix and activity, as on dask's Fine Performance Metrics page, plus what that"),

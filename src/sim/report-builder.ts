@@ -3,7 +3,7 @@
 import type { Worker } from "../worker/worker.js";
 import type { VirtualDisk } from "./disk.js";
 import type { MemoryMonitor } from "./memory.js";
-import type { FaultCount, MetricTotal, SimReport, StealRecord, TaskRecord, TransferRecord, WorkerSummary } from "./report.js";
+import { THREAD_TIME_CLOSURE_TOLERANCE, type FaultCount, type MetricTotal, type SimReport, type StealRecord, type TaskRecord, type TransferRecord, type WorkerSummary, type WorkerThreadTime } from "./report.js";
 
 /** The run-level fields of the report, plus what the builder reads the per-worker figures from. */
 export type ReportInputs = Pick<
@@ -27,6 +27,36 @@ export type ReportInputs = Pick<
   workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
   memory: MemoryMonitor;
 };
+
+/** Settles a worker's thread-time ledger at `end` (into its metrics, before they are read) and summarises it. */
+function workerThreadTime(worker: Worker, end: number): WorkerThreadTime {
+  const time = worker.threadTime({ until: end });
+  const { ok, failed, cancelled, recompute, killed, running } = time.executing;
+  const { paused, fetching, constrained, dead } = time.idle;
+  return {
+    lifetime: time.lifetime,
+    capacity: time.capacity,
+    executing: { ok, failed, cancelled, recompute, killed, running },
+    idle: { paused, fetching, constrained, "no-work": time.idle["no-work"], dead },
+    total: time.total,
+  };
+}
+
+/**
+ * The workers whose thread time does not add up to nthreads × lifetime within
+ * THREAD_TIME_CLOSURE_TOLERANCE (relative), each as one line naming the worker and the gap.
+ */
+export function threadTimeProblems(report: SimReport): string[] {
+  const problems: string[] = [];
+  for (const worker of report.perWorker) {
+    const { total, capacity } = worker.threadTime;
+    const gap = total - capacity;
+    if (!(Math.abs(gap) <= THREAD_TIME_CLOSURE_TOLERANCE * capacity)) {
+      problems.push(`thread time of worker ${worker.address} does not close: ${total} s accounted for ${capacity} s of thread capacity (gap ${gap} s)`);
+    }
+  }
+  return problems;
+}
 
 export class ReportBuilder {
   private readonly taskRecords: TaskRecord[] = [];
@@ -115,7 +145,12 @@ export class ReportBuilder {
     let countWritten = 0;
     let countRead = 0;
     const metrics = new Map<string, MetricTotal>();
+    // every worker's slots are accounted over the same lifetime: up to the last change of any
+    // of them (a task cut short, a cause that changed after the last task), at least the makespan
+    let runEnd = makespan;
+    for (const { worker } of inputs.workerStates) runEnd = Math.max(runEnd, worker.threadTimeAccountedUntil);
     const perWorker: WorkerSummary[] = inputs.workerStates.map(({ worker, disk, died }, w) => {
+      const threadTime = workerThreadTime(worker, runEnd);
       bytesWritten += disk.totals.bytesWritten;
       bytesRead += disk.totals.bytesRead;
       countWritten += disk.totals.writes;
@@ -143,6 +178,7 @@ export class ReportBuilder {
         unspilledBytes: disk.totals.bytesRead,
         peakMemoryBytes: inputs.memory.peak[w]!,
         died,
+        threadTime,
       };
     });
     const sortedMetrics = [...metrics.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, metric]) => metric);

@@ -44,6 +44,29 @@ export interface WorkerSummary {
   unspilledBytes: number;
   peakMemoryBytes: number;
   died: boolean;
+  /** Where its thread time went (the worker's thread-time ledger, docs/worker.md "Thread time"). */
+  threadTime: WorkerThreadTime;
+}
+
+/** Relative tolerance of the thread-time closure check: rounding of sums of floats, nothing more. */
+export const THREAD_TIME_CLOSURE_TOLERANCE = 1e-9;
+
+/**
+ * Seconds of a worker's thread slots by bucket over the run: they add up to `capacity`,
+ * nthreads × lifetime. The lifetime is the whole run for every worker (a worker that died has
+ * its slots `dead` from its death on), so workers compare side by side.
+ */
+export interface WorkerThreadTime {
+  /** Simulated seconds from the start of the run to its end: the last change of any worker's thread time, at least the makespan. */
+  lifetime: number;
+  /** nthreads × lifetime. */
+  capacity: number;
+  /** Executing, by what the time was spent on: first runs by how they ended, recomputations of lost data, work lost to the worker's death, work still running at the end. */
+  executing: { ok: number; failed: number; cancelled: number; recompute: number; killed: number; running: number };
+  /** Idle, by cause. */
+  idle: { paused: number; fetching: number; constrained: number; "no-work": number; dead: number };
+  /** Σ executing + Σ idle: capacity, up to rounding (checked to 1e-9 relative by `validate: true` runs). */
+  total: number;
 }
 
 /** One steal request of the scheduler policy and how it ended (victim and thief are addresses). */

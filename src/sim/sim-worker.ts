@@ -21,8 +21,9 @@ export class SimWorker {
 
   /**
    * The worker dies: its pending find-missing is dropped, its connections drop first (so peers
-   * see a network failure, not a shutdown), then it closes (running tasks end as cancelled)
-   * and its disk is wiped. The scheduler is told by the caller.
+   * see a network failure, not a shutdown), then it closes as killed (running tasks end as
+   * `killed`, its thread slots are `idle/dead` for the rest of the run) and its disk is
+   * wiped. The scheduler is told by the caller.
    */
   kill(): void {
     if (this.died) return;
@@ -30,7 +31,7 @@ export class SimWorker {
     this.findMissing?.cancel();
     this.findMissing = null;
     this.transport.disconnect(this.address);
-    void this.worker.close({ timeout: 0 });
+    void this.worker.close({ timeout: 0, killed: true });
     this.disk.clear();
   }
 }

@@ -16,7 +16,7 @@ import { formatLimit, LIMITS } from "./limits.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type StealRecord, type TransferRecord } from "./report.js";
-import { ReportBuilder } from "./report-builder.js";
+import { ReportBuilder, threadTimeProblems } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
 import { ExecutionTracker } from "./scheduler/executing.js";
 import { PolicySelectionError, type ResolvedPolicy } from "./scheduler/registry.js";
@@ -398,7 +398,12 @@ class SimulationRun {
         { cause: error },
       );
     }
-    return { report: this.buildReport(), spanRecords: this.spanRecords };
+    const report = this.buildReport();
+    if (this.options.validate === true) {
+      const problems = threadTimeProblems(report);
+      if (problems.length > 0) throw new SimulationError(`${problems.join("; ")} (${this.workload.name}, seed ${this.seed})`);
+    }
+    return { report, spanRecords: this.spanRecords };
   }
 
   private buildReport(): SimReport {

@@ -1,6 +1,7 @@
 // Chrome trace-event JSON (the format Perfetto and chrome://tracing open): one complete ("X")
 // event per node, microsecond times, metadata events naming processes and threads, and on
-// request counter ("C") tracks and flow arrows between slices. Roots map to processes by their
+// request counter ("C") tracks and flow arrows between slices (flow events "s"/"t"/"f", each
+// right after the slice it binds to, so that one slice can be in several flows). Roots map to processes by their
 // `worker` attribute and to threads by their `thread` attribute (one track per thread slot);
 // roots without a thread slot get lanes, one family per root name (`gather-dep lane 0`, …), so
 // that roots overlapping in time never share a thread (X events on one thread must nest).
@@ -10,18 +11,17 @@ import type { AttributeValue, SpanRecord } from "./types.js";
 export interface ChromeTraceEvent {
   readonly name: string;
   readonly cat?: string;
-  readonly ph: "X" | "M" | "C";
+  /** X: a slice; M: metadata; C: a counter sample; s, t, f: a flow's start, step and finish. */
+  readonly ph: "X" | "M" | "C" | "s" | "t" | "f";
   readonly ts?: number;
   readonly dur?: number;
   readonly pid: number;
   readonly tid: number;
   readonly args?: Readonly<Record<string, AttributeValue | number>>;
-  /** Flow binding of the Trace Event Format's flow v2: the flow this slice belongs to. */
-  readonly bind_id?: number;
-  /** The flow leaves this slice (its first slice, or a step). */
-  readonly flow_out?: boolean;
-  /** The flow arrives at this slice (its last slice, or a step). */
-  readonly flow_in?: boolean;
+  /** The flow a flow event belongs to. */
+  readonly id?: number;
+  /** On a flow's finish: bind to the enclosing slice (the one it follows), not the next one. */
+  readonly bp?: "e";
 }
 
 export interface ChromeTrace {
@@ -40,12 +40,21 @@ export interface ChromeCounter {
 
 /**
  * An arrow through slices of the trace, in order: from the first record to the last, through any
- * in between. A record (a root or any node of one) may be in one flow only: the trace binds a
- * flow to a slice by one id on the slice itself (flow v2), which is exact whatever else starts
- * at the same time on that track.
+ * in between. A record (a root or any node of one) may be in any number of flows — one producer
+ * feeding several consumers, one consumer fed by several producers.
+ *
+ * Binding: each flow event comes right after the X event of its slice, with the slice's
+ * timestamp, process and thread, and one category for every flow event (`FLOW_CATEGORY`: a
+ * viewer keys a flow by id, category and name, so its start and finish must share them even
+ * when its slices are of different families). Perfetto and chrome://tracing bind a flow event
+ * to the slice on top of its thread's stack — with the file's order kept among equal
+ * timestamps, exactly that slice. (Flow v2's `bind_id` on the slice itself would not depend on
+ * order, but allows one flow per slice.)
  */
 export interface ChromeFlow {
   readonly records: readonly SpanRecord[];
+  /** Name of the arrow, e.g. the key it carries (default "flow"). */
+  readonly name?: string;
 }
 
 export interface ChromeTraceOptions {
@@ -64,6 +73,8 @@ export interface ChromeTraceOptions {
 }
 
 const DEFAULT_PROCESS = "spanwork";
+/** Category of every flow event. */
+export const FLOW_CATEGORY = "flow";
 /** Lanes for roots without a thread slot start here, clear of real thread numbers. */
 const FIRST_LANE = 1000;
 /** Thread ids reserved per lane family, so that each family's lanes sort together. */
@@ -89,10 +100,7 @@ export function toChromeTrace(records: SpanRecord | readonly SpanRecord[], optio
   const processIds = new Map<string, number>();
   const namedThreads = new Set<string>();
   const lanes = new Map<number, ProcessLanes>();
-  const flowMembers = new Set<SpanRecord>();
-  for (const flow of options.flows ?? []) for (const record of flow.records) flowMembers.add(record);
-  // Index in `events` of each node that a flow names.
-  const placements = new Map<SpanRecord, number>();
+  const flowEvents = flowPoints(roots, options.flows ?? []);
 
   const order = roots.map((root, index) => ({ root, index }));
   order.sort((a, b) => a.root.startTime - b.root.startTime || a.index - b.index);
@@ -133,22 +141,25 @@ export function toChromeTrace(records: SpanRecord | readonly SpanRecord[], optio
       events.push({ name: "thread_name", ph: "M", pid, tid, args: { name: threadName } });
     }
     const emit = (node: SpanRecord, category: string): void => {
-      if (flowMembers.has(node)) placements.set(node, events.length);
+      const ts = microseconds(node.startTime + offset);
       events.push({
         name: displayName(node, separator),
         cat: category,
         ph: "X",
-        ts: microseconds(node.startTime + offset),
+        ts,
         dur: microseconds(node.endTime - node.startTime),
         pid,
         tid,
         args: argsOf(node),
       });
+      const points = flowEvents.get(node);
+      if (points !== undefined) {
+        for (const point of points) events.push({ name: point.name, cat: FLOW_CATEGORY, ph: point.ph, ts, pid, tid, id: point.id, ...(point.ph === "f" ? { bp: "e" as const } : {}) });
+      }
       for (const child of node.children) emit(child, category);
     };
     emit(root, root.name[0] ?? "span");
   }
-  bindFlows(events, options.flows ?? [], placements);
   events.push(...counterEvents(options.counters ?? [], offset));
   return { traceEvents: events, displayTimeUnit: "ms" };
 }
@@ -175,29 +186,41 @@ function freeLane(lanes: Map<number, ProcessLanes>, pid: number, family: string,
   return { tid, lane };
 }
 
-/** Numbers each flow from 1 and marks its slices: out on the first, in on the last, both on steps. */
-function bindFlows(events: ChromeTraceEvent[], flows: readonly ChromeFlow[], placements: ReadonlyMap<SpanRecord, number>): void {
-  const bound = new Set<SpanRecord>();
+interface FlowPoint {
+  readonly id: number;
+  readonly ph: "s" | "t" | "f";
+  readonly name: string;
+}
+
+/**
+ * Numbers the flows from 1 (in the order given, leaving out flows through a record that is not
+ * in the trace) and lists, per record, the flow events that follow its slice: start on the
+ * first record, steps between, finish on the last.
+ */
+function flowPoints(roots: readonly SpanRecord[], flows: readonly ChromeFlow[]): Map<SpanRecord, FlowPoint[]> {
+  const points = new Map<SpanRecord, FlowPoint[]>();
+  if (flows.length === 0) return points;
+  const inTrace = new Set<SpanRecord>();
+  const visit = (node: SpanRecord): void => {
+    inTrace.add(node);
+    for (const child of node.children) visit(child);
+  };
+  for (const root of roots) visit(root);
   let id = 0;
   for (const flow of flows) {
-    if (flow.records.length < 2) throw new Error(`a Chrome trace flow needs at least two records (got ${flow.records.length})`);
-    for (const record of flow.records) {
-      if (bound.has(record)) throw new Error(`span ${record.name.join("/")} at ${record.startTime} s is in two flows: a slice binds to one flow only`);
-      bound.add(record);
-    }
-    const slots = flow.records.map((record) => placements.get(record));
-    if (slots.some((slot) => slot === undefined)) continue;
+    const { records } = flow;
+    if (records.length < 2) throw new Error(`a Chrome trace flow needs at least two records (got ${records.length})`);
+    if (!records.every((record) => inTrace.has(record))) continue;
     id += 1;
-    slots.forEach((slot, position) => {
-      const event = events[slot!]!;
-      events[slot!] = {
-        ...event,
-        bind_id: id,
-        ...(position < slots.length - 1 ? { flow_out: true } : {}),
-        ...(position > 0 ? { flow_in: true } : {}),
-      };
+    const name = flow.name ?? "flow";
+    records.forEach((record, position) => {
+      const ph = position === 0 ? "s" : position === records.length - 1 ? "f" : "t";
+      let list = points.get(record);
+      if (list === undefined) points.set(record, (list = []));
+      list.push({ id, ph, name });
     });
   }
+  return points;
 }
 
 function counterEvents(counters: readonly ChromeCounter[], offset: number): ChromeTraceEvent[] {

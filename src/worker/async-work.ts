@@ -91,6 +91,8 @@ export function completeWork(
   root.setAttribute("outcome", outcome);
   if (failure !== undefined) root.setAttributes(exceptionAttributes(failure.error));
   root.end();
+  // the slot's time up to here is the task's; the done event may start the next task on it
+  if (work.kind === "execute") core.work.ledger.release(work.ledger, outcome === "failed" ? "failed" : outcome === "ok" ? "ok" : "cancelled");
   const span = root.toRecord();
   core.roots.report(span);
   core.handleDone(event(span), root.name, outcome, work.kind === "execute" ? null : work.split);

@@ -10,13 +10,21 @@ import {
   type StateMachineEvent,
   type TaskState,
 } from "../state/index.js";
-import type { SpanRecord } from "../spans/index.js";
+import type { AttributeValue, SpanRecord } from "../spans/index.js";
 import { completeWork, launch, settleOutcome, type WorkerCore } from "./async-work.js";
 import { Reschedule } from "./errors.js";
 import { failureFields } from "./failure.js";
 import { executeRoot, latestChildEnd, newRoot } from "./span-roots.js";
+import { isRecompute } from "./thread-ledger.js";
 import type { Executor, Outcome } from "./types.js";
 import type { ExecuteWork } from "./work-tracker.js";
+
+function dependencyKeys(ts: TaskState): readonly Key[] {
+  const keys = new Array<Key>(ts.dependencies.size);
+  let i = 0;
+  for (const dependency of ts.dependencies) keys[i++] = dependency.key;
+  return Object.freeze(keys);
+}
 
 type ExecuteOutcome =
   | { readonly kind: "success"; readonly value: unknown; readonly nbytes: number; readonly type: string | null; readonly start: number; readonly stop: number }
@@ -40,9 +48,14 @@ export class Executions {
       throw new Error(`worker ${core.address}: Execute for unknown task ${JSON.stringify(instruction.key)} (stimulus ${instruction.stimulusId})`);
     }
     const thread = core.work.acquireSlot(ts.key, core.address);
+    const recompute = isRecompute(ts.annotations);
     // Explicitly a root (no parent), whatever span is current: no pile-up (dask #7949).
-    const root = newRoot(core.clock, executeRoot(ts.prefix), { registry: core.spanRegistry, attributes: { key: ts.key, thread } }).start();
-    const work: ExecuteWork = { kind: "execute", root, key: ts.key, thread, settled: false };
+    const attributes: Record<string, AttributeValue> = { key: ts.key, thread };
+    // the keys it reads, for the trace's producer → consumer flows: one frozen array per task, shared by its records
+    if (ts.dependencies.size > 0) attributes["dependencies"] = dependencyKeys(ts);
+    if (recompute) attributes["recompute"] = true;
+    const root = newRoot(core.clock, executeRoot(ts.prefix), { registry: core.spanRegistry, attributes }).start();
+    const work: ExecuteWork = { kind: "execute", root, key: ts.key, thread, ledger: core.work.ledger.acquire(root, recompute), settled: false };
     core.work.track(work);
     const runId = ts.runId;
     // An executor that records under its explicit span needs no context binding.

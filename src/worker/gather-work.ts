@@ -53,7 +53,8 @@ export class Transfers {
     const registry = new SpanRegistry();
     const root = newRoot(core.clock, GATHER_DEP_ROOT, {
       registry,
-      attributes: { worker: instruction.worker, keys: instruction.toGather.length, totalNbytes: instruction.totalNbytes },
+      // toGather is the instruction's own frozen array: shared, not copied (the trace's flows need the keys)
+      attributes: { worker: instruction.worker, keys: instruction.toGather.length, toGather: instruction.toGather, totalNbytes: instruction.totalNbytes },
     }).start();
     const work: TransferWork = { kind: "gather-dep", root, split, registry, settled: false };
     core.work.track(work);

@@ -102,7 +102,7 @@ export class GetDataServer {
       await (options.explicitSpans === true || options.send === undefined ? serve() : root.asCurrent(serve));
       outcome = items.length === 0 && keys.length > 0 ? "missing" : "ok";
     } catch (error) {
-      outcome = signal.aborted ? "cancelled" : "failed";
+      outcome = signal.aborted ? (core.signal.aborted ? core.work.abortOutcome : "cancelled") : "failed";
       failure = error;
       // to the requesting peer, a server that closes mid-reply is a dropped connection
       if (core.signal.aborted) throw new NetworkError(`worker ${core.address} closed while serving`, { peer: core.address, cause: error });

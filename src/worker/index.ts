@@ -2,7 +2,18 @@
 export * from "./clock.js";
 export * from "./errors.js";
 export * from "./types.js";
-export { Worker, type WorkerStatus, type CloseOptions, type MetricsServer, type ServeMetricsOptions } from "./worker.js";
+export { Worker, type WorkerStatus, type CloseOptions, type MetricsServer, type ServeMetricsOptions, type ThreadTimeOptions } from "./worker.js";
+export {
+  EXECUTING_OUTCOMES,
+  IDLE_CAUSES,
+  RECOMPUTE_ANNOTATIONS,
+  THREAD_TIME_CONTEXT,
+  idleCause,
+  isRecompute,
+  type ExecutingOutcome,
+  type IdleCause,
+  type ThreadTime,
+} from "./thread-ledger.js";
 export { MetricsStore, type MetricIncrement, type MetricsStoreOptions } from "./metrics-store.js";
 export {
   escapeLabelValue,

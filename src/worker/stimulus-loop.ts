@@ -25,6 +25,8 @@ export interface InstructionTargets {
   gather(instruction: GatherDep): void;
   retryLater(instruction: RetryBusyWorkerLater): void;
   send: ((message: SendMessageToScheduler) => void) | undefined;
+  /** After the event was handled and its instructions carried out (the thread-time ledger's cue). */
+  handled(event: StateMachineEvent): void;
 }
 
 function hasKeys(record: Readonly<Record<string, unknown>>): boolean {
@@ -95,6 +97,7 @@ export class StimulusLoop {
       }
     }
     this.#dispatch(instructions, split);
+    this.#targets.handled(event);
   }
 
   #dispatch(instructions: readonly Instruction[], split: PrefixWeights | null): void {

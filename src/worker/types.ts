@@ -6,8 +6,11 @@ import type { Span, SpanRecord, SpanRegistry } from "../spans/index.js";
 import type { SpillBuffer } from "../spill/index.js";
 import type { WorkerClock } from "./clock.js";
 
-/** Coarse end state of a unit of work, exported as its own metric dimension. */
-export type Outcome = "ok" | "failed" | "cancelled" | "missing" | "busy";
+/**
+ * Coarse end state of a unit of work, exported as its own metric dimension. `killed`: cut
+ * short by the worker's death (`close({ killed: true })`), where a plain close says `cancelled`.
+ */
+export type Outcome = "ok" | "failed" | "cancelled" | "missing" | "busy" | "killed";
 
 /**
  * Outcome label of increments exported while the work was still in progress (scrape or

@@ -2,10 +2,11 @@
 // served): what `outstanding`, `idle()`, `close()` and the in-progress gauges see, the thread
 // slots of executing tasks, and how work that ends without an event is recorded.
 import type { Span, SpanRegistry } from "../spans/index.js";
-import type { Key, WorkerState } from "../state/index.js";
+import type { Key, StateMachineEvent, WorkerState } from "../state/index.js";
 import type { MetricIncrement } from "./metrics-store.js";
 import { splitIncrement, type PrefixWeights } from "./prefix-split.js";
 import type { RootDigester } from "./root-digest.js";
+import { idleCause, type LedgerEntry, type ThreadLedger } from "./thread-ledger.js";
 
 interface Settles {
   /** Set once, by whoever gets there first: the work's own completion or close(). */
@@ -18,6 +19,8 @@ export interface ExecuteWork extends Settles {
   readonly root: Span;
   readonly key: Key;
   readonly thread: number;
+  /** Its interval in the thread-time ledger. */
+  readonly ledger: LedgerEntry;
 }
 
 /** A transfer, fetching (gather-dep) or serving (get-data): its metrics are split over the keys' prefixes. */
@@ -43,6 +46,10 @@ const WORK_KINDS: readonly WorkKind[] = ["execute", "gather-dep", "get-data", "r
 export class WorkTracker {
   /** Slot of each executing task as the state reports it (TaskFinishedMsg.thread). */
   readonly threads = new Map<Key, number>();
+  /** Where the slots' time goes (docs/worker.md, "Thread time"). */
+  readonly ledger: ThreadLedger;
+  /** How work aborted by close() ends: `killed` once the worker was killed. */
+  abortOutcome: "cancelled" | "killed" = "cancelled";
   readonly #outstanding = new Set<Work>();
   readonly #state: () => WorkerState;
   readonly #roots: RootDigester;
@@ -57,9 +64,10 @@ export class WorkTracker {
   #drainWaiters: Array<() => void> = [];
 
   /** `state` is read lazily: the WorkerState is built with this tracker's `threads`. */
-  constructor(nthreads: number, state: () => WorkerState, roots: RootDigester) {
+  constructor(nthreads: number, state: () => WorkerState, roots: RootDigester, ledger: ThreadLedger) {
     this.#state = state;
     this.#roots = roots;
+    this.ledger = ledger;
     this.#slotOwners = new Array<ExecuteWork | undefined>(nthreads).fill(undefined);
     for (let slot = nthreads - 1; slot >= 0; slot--) this.#freeSlots.push(slot);
   }
@@ -96,18 +104,37 @@ export class WorkTracker {
     return true;
   }
 
-  /** Records work that ends without an event (worker closing): its metrics count as cancelled. */
+  /** Records work that ends without an event (worker closing): its metrics count as cancelled, or killed. */
   cancel(work: Work): void {
     if (work.kind === "retry-busy-worker") return;
     const root = work.root;
+    const outcome = this.abortOutcome;
     if (root.isRecording()) {
-      root.setAttribute("outcome", "cancelled");
-      this.#roots.finishSideRoot(root, `cancelled-${work.kind}`, work.kind === "execute" ? null : work.split);
+      root.setAttribute("outcome", outcome);
+      this.#roots.finishSideRoot(root, `${outcome}-${work.kind}`, work.kind === "execute" ? null : work.split);
     }
     if (work.kind === "execute") {
+      this.ledger.release(work.ledger, outcome);
       this.releaseSlot(work);
       this.forgetThread(work);
     }
+  }
+
+  /**
+   * After each stimulus: a task that seceded leaves the pool of thread slots, and the free
+   * slots take the idle cause the state now gives.
+   */
+  afterStimulus(event: StateMachineEvent): void {
+    const state = this.#state();
+    if (event.kind === "SecedeEvent") {
+      const ts = state.tasks.get(event.key);
+      if (ts !== undefined && state.longRunning.has(ts)) {
+        const thread = this.threads.get(event.key);
+        const owner = thread === undefined ? undefined : this.#slotOwners[thread];
+        if (owner !== undefined && owner.key === event.key) this.ledger.leave(owner.ledger);
+      }
+    }
+    this.ledger.setCause(idleCause(state));
   }
 
   // ---- idle ------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ import { RootDigester } from "./root-digest.js";
 import { sizeof as workerSizeof } from "../util/sizeof.js";
 import { MEMORY_MONITOR_ROOT, UNATTRIBUTED_ROOT, newRoot, stimulusRoot } from "./span-roots.js";
 import { StimulusLoop } from "./stimulus-loop.js";
+import { ThreadLedger, threadTimeOf, type ThreadTime } from "./thread-ledger.js";
 import type { DataServer, GetDataResponse, GetDataServeOptions, MetricEntry, WorkerDataStore, WorkerOptions } from "./types.js";
 import { buildDataStore, buildState, checkAddress, checkPositive, checkRetryBusyDelay, DEFAULT_GET_DATA_BUSY_LIMIT } from "./worker-options.js";
 import { WorkTracker, type WorkKind } from "./work-tracker.js";
@@ -40,6 +41,17 @@ export type WorkerStatus = "running" | "closing" | "closed";
 export interface CloseOptions {
   /** Seconds (on the worker clock) to wait for aborted work to wind down (default 30). */
   timeout?: number;
+  /**
+   * The worker dies rather than closes (a simulated death): aborted work is recorded as
+   * `killed`, not `cancelled`, and its thread slots stay in the ledger as `idle/dead` — its
+   * lifetime goes on — instead of the lifetime ending at the close.
+   */
+  killed?: boolean;
+}
+
+export interface ThreadTimeOptions {
+  /** Account the slots up to this clock time (default now): not before `threadTimeAccountedUntil`, not after now. */
+  until?: number;
 }
 
 export class Worker implements DataServer {
@@ -98,7 +110,7 @@ export class Worker implements DataServer {
       (root) => this.#roots.finishSideRoot(root, "unattributed", null),
     );
 
-    this.#work = new WorkTracker(nthreads, () => this.state, this.#roots);
+    this.#work = new WorkTracker(nthreads, () => this.state, this.#roots, new ThreadLedger(nthreads, this.clock, this.metrics));
     this.state = buildState(options, { address: this.address, nthreads, data: this.data, threads: this.#work.threads, sizeof });
 
     const core: WorkerCore = {
@@ -130,6 +142,7 @@ export class Worker implements DataServer {
         gather: (instruction) => transfers.gather(instruction),
         retryLater: (instruction) => transfers.retryLater(instruction),
         send: options.send,
+        handled: (event) => this.#work.afterStimulus(event),
       },
       (event) => this.#assertOpen("handle", event),
     );
@@ -226,7 +239,23 @@ export class Worker implements DataServer {
     const now = this.clock.now();
     const out: MetricIncrement[] = [...this.spanRegistry.scrape(now)];
     this.#work.collectTransferIncrements(now, out);
+    this.#work.ledger.settle(undefined, out);
     return out;
+  }
+
+  /**
+   * Where the thread slots' time went (docs/worker.md, "Thread time"): every slot accounted
+   * up to `until` (default now) — open intervals are digested into `metrics`, as a scrape
+   * does, so nothing is counted twice — and the `worker` context's seconds by bucket.
+   */
+  threadTime(options: ThreadTimeOptions = {}): ThreadTime {
+    this.#work.ledger.settle(options.until);
+    return threadTimeOf(this.#work.ledger, this.metrics);
+  }
+
+  /** Clock time up to which the thread-time ledger has accounted every slot (its last change or settling). */
+  get threadTimeAccountedUntil(): number {
+    return this.#work.ledger.accountedUntil;
   }
 
   /** Cumulative fine metrics including work in progress up to now (never counted twice). */
@@ -268,6 +297,10 @@ export class Worker implements DataServer {
     if (this.#status !== "running") return;
     const timeout = options.timeout ?? 30;
     this.#status = "closing";
+    if (options.killed === true) {
+      this.#work.abortOutcome = "killed";
+      this.#work.ledger.die();
+    }
     this.#abort.abort(new WorkerClosedError(this.address));
     if (this.#work.size > 0) {
       let timer: TimerHandle | undefined;
@@ -282,6 +315,8 @@ export class Worker implements DataServer {
     for (const work of [...this.#work.values()]) {
       if (this.#work.settle(work)) this.#work.cancel(work);
     }
+    // a dead worker's slots stay dead for the rest of the run; a closed one's lifetime ends here
+    if (options.killed !== true) this.#work.ledger.finish();
     await Promise.all([...this.#servers].map((server) => server.close()));
     this.#status = "closed";
   }

@@ -64,8 +64,26 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
     complete: true,
     completion: "all 10 tasks finished: 9 in memory, 1 erred, 0 lost",
     perWorker: [
-      { address: "sim://w0", nthreads: 2, utilisation: 0.8125, tasksExecuted: 5, busySeconds: 6.5, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 40 * MiB, unspilledBytes: 10 * MiB, peakMemoryBytes: 250 * MiB, died: false },
-      { address: "sim://w1", nthreads: 2, utilisation: 0.5, tasksExecuted: 5, busySeconds: 4, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 24 * MiB, unspilledBytes: 6 * MiB, peakMemoryBytes: 200 * MiB, died: false },
+      {
+        address: "sim://w0", nthreads: 2, utilisation: 0.8125, tasksExecuted: 5, busySeconds: 6.5, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 40 * MiB, unspilledBytes: 10 * MiB, peakMemoryBytes: 250 * MiB, died: false,
+        threadTime: {
+          lifetime: 4,
+          capacity: 8,
+          executing: { ok: 5.5, failed: 0.5, cancelled: 0, recompute: 0, killed: 0, running: 0 },
+          idle: { paused: 0.25, fetching: 1, constrained: 0, "no-work": 0.75, dead: 0 },
+          total: 8,
+        },
+      },
+      {
+        address: "sim://w1", nthreads: 2, utilisation: 0.5, tasksExecuted: 5, busySeconds: 4, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 24 * MiB, unspilledBytes: 6 * MiB, peakMemoryBytes: 200 * MiB, died: false,
+        threadTime: {
+          lifetime: 4,
+          capacity: 8,
+          executing: { ok: 3, failed: 0, cancelled: 0.5, recompute: 0.5, killed: 0, running: 0 },
+          idle: { paused: 0, fetching: 2, constrained: 0.5, "no-work": 1.5, dead: 0 },
+          total: 8,
+        },
+      },
     ],
     scheduler: { policy: "dask", options: { stealing: true, "stealing-interval": 0.1 }, steals: { requested: 0, confirmed: 0, rejected: 0 } },
     balance: { tasks: 1, busy: 6.5 / 5.25 },

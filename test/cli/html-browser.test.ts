@@ -124,6 +124,35 @@ describe("HTML report in a real browser", () => {
       await page.context().close();
     });
 
+    it("draws every worker's thread time as one full bar, the dead worker's slots dead after its death", async () => {
+      const dead = report.perWorker.filter((worker) => worker.died);
+      expect(dead).toHaveLength(1);
+      expect(dead[0]!.threadTime.idle.dead).toBeGreaterThan(0);
+      expect(report.perWorker.some((worker) => worker.threadTime.idle.paused > 0)).toBe(true);
+      const { page, consoleErrors, requests } = await openReport(browser, path);
+      const chart = 'figure[data-chart="thread-time"]';
+      expect(await page.locator(`${chart} g.bar`).count()).toBe(report.workers);
+      // each bar spans the same width on screen: 100% of that worker's thread time
+      const widths = await evaluateOn<number[]>(
+        page,
+        `${chart} g.bar`,
+        "(bars) => bars.map((bar) => [...bar.querySelectorAll('rect.mark')].reduce((sum, rect) => sum + rect.getBoundingClientRect().width, 0))",
+      );
+      for (const width of widths) expect(width).toBeCloseTo(widths[0]!, 0);
+      expect(widths[0]!).toBeGreaterThan(500);
+      expect(await page.locator(`${chart} rect.mark[data-series="dead"]`).count()).toBe(1);
+      expect(await page.locator(`${chart} rect.mark[data-series="paused"]`).count()).toBeGreaterThan(0);
+      expect(await page.locator(`${chart} .legend li[data-series="dead"]`).count()).toBe(1);
+      expect(await page.locator(`${chart} text.total`).allTextContents()).toEqual(report.perWorker.map(() => "100%"));
+      const tip = await tooltipOf(page, `${chart} rect.mark[data-series="dead"]`);
+      expect(tip).toContain(dead[0]!.address);
+      expect(tip).toMatch(/idle: dead: [\d.]+ m?s \([\d.]+% of 2 × [\d.]+ m?s\)/);
+      expect(consoleErrors).toEqual([]);
+      expect(requests).toEqual([]);
+      await screenshot(page, join(ARTIFACTS, "html-report-eventful-thread-time.png"), chart);
+      await page.context().close();
+    });
+
     it("shows details on hover: task, matrix cell, death and pause", async () => {
       const { page, consoleErrors } = await openReport(browser, path);
       // a single run's mark (runs back to back on one thread slot may be drawn merged)
@@ -157,8 +186,9 @@ describe("HTML report in a real browser", () => {
       expect(await bar.locator("span").textContent()).toMatch(/^Drag to zoom/);
       expect(await bar.locator("button").isHidden()).toBe(true);
 
-      // Drag from a quarter to half of the plot: a 4× zoom on [25%, 50%] of the run.
-      await page.mouse.move(box.x + box.width * 0.25, box.y + 5);
+      // Drag from a quarter to half of the plot: a 4× zoom on [25%, 50%] of the run. (Well inside
+      // the plot: the pointer's coordinates are whole pixels, the plot's edges need not be.)
+      await page.mouse.move(box.x + box.width * 0.25, box.y + 12);
       await page.mouse.down();
       await page.mouse.move(box.x + box.width * 0.4, box.y + 20, { steps: 4 });
       await page.mouse.move(box.x + box.width * 0.5, box.y + 20, { steps: 4 });
@@ -201,12 +231,12 @@ describe("HTML report in a real browser", () => {
       expect(await bar.locator("button").isHidden()).toBe(true);
       await plot.scrollIntoViewIfNeeded();
       box = (await plot.boundingBox())!;
-      await page.mouse.move(box.x + box.width * 0.6, box.y + 5);
+      await page.mouse.move(box.x + box.width * 0.6, box.y + 12);
       await page.mouse.down();
-      await page.mouse.move(box.x + box.width * 0.7, box.y + 5, { steps: 4 });
+      await page.mouse.move(box.x + box.width * 0.7, box.y + 12, { steps: 4 });
       await page.mouse.up();
       expect((await viewBox(page, "task-stream"))[0]).toBeGreaterThan(0);
-      await page.mouse.dblclick(box.x + box.width * 0.5, box.y + 5);
+      await page.mouse.dblclick(box.x + box.width * 0.5, box.y + 12);
       expect(await viewBox(page, "task-stream")).toEqual([0, 0, fullWidth, height]);
       expect(consoleErrors).toEqual([]);
       await page.context().close();

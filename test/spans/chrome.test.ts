@@ -58,32 +58,51 @@ describe("toChromeTrace counters", () => {
 });
 
 describe("toChromeTrace flows", () => {
-  it("binds each flow to its slices by one id: out on the first, in on the last, both on a step", () => {
+  const flowEvents = (trace: ReturnType<typeof toChromeTrace>) =>
+    trace.traceEvents.flatMap((e, index) => (e.ph === "s" || e.ph === "t" || e.ph === "f" ? [[trace.traceEvents[index - 1]?.ph, e.name, e.ph, e.id, e.ts, e.bp]] : []));
+
+  it("puts each flow's events right after its slices: start on the first, step between, finish on the last", () => {
     const a = root(["execute", "a"], 0, 1, { worker: "p" });
     const b = root(["get-data"], 1, 2, { worker: "p" });
     const c = root(["gather-dep"], 0.9, 2.1, { worker: "q" });
     const d = root(["execute", "d"], 2.2, 3, { worker: "q" });
-    const trace = toChromeTrace([a, b, c, d], { flows: [{ records: [a, b, c] }, { records: [c.children[0]!, d] }] });
-    const bound = trace.traceEvents.filter((e) => e.bind_id !== undefined).map((e) => [e.name, e.bind_id, e.flow_out ?? false, e.flow_in ?? false]);
-    expect(bound).toEqual([
-      ["execute/a", 1, true, false],
-      ["gather-dep", 1, false, true],
-      ["network", 2, true, false],
-      ["get-data", 1, true, true],
-      ["execute/d", 2, false, true],
+    const trace = toChromeTrace([a, b, c, d], { flows: [{ records: [a, b, c], name: "x-1" }, { records: [c.children[0]!, d] }] });
+    expect(flowEvents(trace)).toEqual([
+      ["X", "x-1", "s", 1, 0, undefined],
+      ["X", "x-1", "f", 1, 900_000, "e"],
+      ["X", "flow", "s", 2, 900_000, undefined],
+      ["X", "x-1", "t", 1, 1_000_000, undefined],
+      ["X", "flow", "f", 2, 2_200_000, "e"],
     ]);
     const summary = checkTrace(json(trace));
     expect(summary.problems).toEqual([]);
-    expect(summary.flows.get(1)).toMatchObject({ from: { pid: 1, ts: 0 }, to: { pid: 2, ts: 900_000 }, steps: 1 });
+    const slice = (index: number) => trace.traceEvents[index]!.name;
+    const one = summary.flows.get(1)!;
+    expect([slice(one.from.index), slice(one.to.index), one.steps]).toEqual(["execute/a", "gather-dep", 1]);
+    const two = summary.flows.get(2)!;
+    expect([slice(two.from.index), slice(two.to.index)]).toEqual(["network", "execute/d"]);
   });
 
-  it("leaves out flows through a record that is not in the trace, and refuses a record in two flows", () => {
+  it("lets one slice carry several flows (one producer, several consumers; one consumer, several producers)", () => {
+    const producer = root(["execute", "p"], 0, 1, { worker: "p" });
+    const other = root(["execute", "o"], 0, 1, { worker: "q" });
+    const consumers = [root(["execute", "c"], 1, 2, { worker: "p" }), root(["execute", "c"], 2, 3, { worker: "p" })];
+    const flows = [...consumers.map((consumer) => ({ records: [producer, consumer] })), { records: [other, consumers[0]!] }];
+    const trace = toChromeTrace([producer, other, ...consumers], { flows });
+    const summary = checkTrace(json(trace));
+    expect(summary.problems).toEqual([]);
+    expect(summary.flows.size).toBe(3);
+    const ends = [...summary.flows.values()].map((flow) => [trace.traceEvents[flow.from.index]!.ts, trace.traceEvents[flow.to.index]!.ts]);
+    expect(ends).toEqual([[0, 1_000_000], [0, 2_000_000], [0, 1_000_000]]);
+    expect(new Set([...summary.flows.values()].map((flow) => flow.from.pid))).toEqual(new Set([1, 2]));
+  });
+
+  it("leaves out flows through a record that is not in the trace; a flow needs two records", () => {
     const a = root(["execute", "a"], 0, 1, { worker: "p" });
     const b = root(["execute", "b"], 1, 2, { worker: "p" });
     const elsewhere = root(["execute", "c"], 0, 1, { worker: "p" });
-    const trace = toChromeTrace([a, b], { flows: [{ records: [a, elsewhere] }] });
-    expect(trace.traceEvents.some((e) => e.bind_id !== undefined)).toBe(false);
-    expect(() => toChromeTrace([a, b], { flows: [{ records: [a, b] }, { records: [b, a] }] })).toThrow(/in two flows/);
+    const trace = toChromeTrace([a, b], { flows: [{ records: [a, elsewhere] }, { records: [a, b] }] });
+    expect(flowEvents(trace).map(([, , ph, id]) => [ph, id])).toEqual([["s", 1], ["f", 1]]);
     expect(() => toChromeTrace([a], { flows: [{ records: [a] }] })).toThrow(/at least two records/);
   });
 });
@@ -99,6 +118,10 @@ describe("checkTrace (the test's reader)", () => {
         { name: "m", ph: "C", ts: 4, pid: 1, tid: 0, args: { used: null } },
         { name: "thread_name", ph: "M", pid: 1, tid: 1, args: {} },
         { name: "i", ph: "i", ts: 1, pid: 1, tid: 1, bind_id: 2, flow_in: true },
+        { name: "x", ph: "f", ts: 1, pid: 9, tid: 9, id: 3 },
+        { name: "x", ph: "s", pid: 1, tid: 1, id: "4" },
+        { name: "y", cat: "flow", ph: "s", ts: 0, pid: 1, tid: 1, id: 5 },
+        { name: "y", cat: "other", ph: "f", ts: 0, pid: 1, tid: 1, id: 5, bp: "e" },
       ],
     };
     expect(checkTrace(json(broken)).problems).toEqual([
@@ -108,7 +131,12 @@ describe("checkTrace (the test's reader)", () => {
       "event 5 (thread_name): thread_name without args.name",
       "event 6 (i): bind_id on a i event",
       "event 6 (i): unexpected phase i",
+      'event 7 (x): a flow finish should bind to its enclosing slice (bp "e")',
+      "event 8 (x): flow event needs ts ≥ 0",
+      "event 8 (x): flow event needs an integer id",
+      'event 10 (y): flow 5 has category and name ["other","y"], not ["flow","y"] like its other events',
       "thread 1:1: event 1 overlaps event 0 without nesting",
+      "event 7 (flow 3): no slice on thread 9:9 to bind to",
       "flow 1: 1 start and 0 end slices (one of each expected)",
     ]);
   });

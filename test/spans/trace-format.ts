@@ -2,6 +2,10 @@
 // Format it breaks: required fields per phase, complete events that do not nest on their
 // thread, flows whose ids do not pair up or point at no slice, counters that go back in time.
 // An empty list means the trace is valid for these rules.
+//
+// Flow events ("s", "t", "f") are bound the way Perfetto binds them: in timestamp order (the
+// file's order among equal timestamps), to the slice on top of their thread's stack — the
+// latest slice begun there that had not ended by the time a later slice began.
 
 interface Event {
   name?: unknown;
@@ -14,6 +18,9 @@ interface Event {
   bind_id?: unknown;
   flow_in?: unknown;
   flow_out?: unknown;
+  id?: unknown;
+  bp?: unknown;
+  cat?: unknown;
 }
 
 /** Rounding of ts and dur to nanoseconds may leave a child a hair past its parent's end. */
@@ -25,12 +32,19 @@ const isTime = (value: unknown): value is number => typeof value === "number" &&
 export interface TraceSummary {
   problems: string[];
   slices: number;
-  /** Flows by id: the pids of their first and last slice. */
-  flows: Map<number, { from: { pid: number; tid: number; ts: number }; to: { pid: number; tid: number; ts: number }; steps: number }>;
+  /** Flows by id: their first and last slice (`index`: the slice's X event in traceEvents). */
+  flows: Map<number, { from: FlowEnd; to: FlowEnd; steps: number }>;
   /** Counter samples per `pid/name`. */
   counters: Map<string, number>;
   /** Thread names per pid. */
   threads: Map<number, string[]>;
+}
+
+export interface FlowEnd {
+  pid: number;
+  tid: number;
+  ts: number;
+  index: number;
 }
 
 export function checkTrace(json: string): TraceSummary {
@@ -40,6 +54,10 @@ export function checkTrace(json: string): TraceSummary {
   const events = parsed.traceEvents as Event[];
   const slicesByThread = new Map<string, Array<{ ts: number; end: number; index: number }>>();
   const flowParts = new Map<number, Array<{ role: "out" | "in" | "step"; pid: number; tid: number; ts: number; index: number }>>();
+  // flow events (v1) per thread, bound to slices once every slice is known
+  const flowEventsByThread = new Map<string, Array<{ role: "out" | "in" | "step"; id: number; ts: number; index: number }>>();
+  // a viewer keys a flow by id, category and name: its events must agree on the last two
+  const flowLabels = new Map<number, string>();
   const counterLast = new Map<string, number>();
   const counters = new Map<string, number>();
   const threads = new Map<number, string[]>();
@@ -71,6 +89,23 @@ export function checkTrace(json: string): TraceSummary {
             parts.push({ role, pid: event.pid as number, tid: event.tid as number, ts: event.ts, index });
           }
         }
+        return;
+      }
+      case "s":
+      case "t":
+      case "f": {
+        if (!isTime(event.ts)) problems.push(`${where}: flow event needs ts ≥ 0`);
+        if (!isInteger(event.id)) problems.push(`${where}: flow event needs an integer id`);
+        if (event.ph === "f" && event.bp !== "e") problems.push(`${where}: a flow finish should bind to its enclosing slice (bp "e")`);
+        if (!isTime(event.ts) || !isInteger(event.id)) return;
+        const label = JSON.stringify([event.cat, event.name]);
+        const known = flowLabels.get(event.id);
+        if (known === undefined) flowLabels.set(event.id, label);
+        else if (known !== label) problems.push(`${where}: flow ${event.id} has category and name ${label}, not ${known} like its other events`);
+        const thread = `${String(event.pid)}:${String(event.tid)}`;
+        let list = flowEventsByThread.get(thread);
+        if (!list) flowEventsByThread.set(thread, (list = []));
+        list.push({ role: event.ph === "s" ? "out" : event.ph === "f" ? "in" : "step", id: event.id, ts: event.ts, index });
         return;
       }
       case "M": {
@@ -107,6 +142,29 @@ export function checkTrace(json: string): TraceSummary {
       const parent = open[open.length - 1];
       if (parent && slice.end > parent.end + SLACK_US) problems.push(`thread ${thread}: event ${slice.index} overlaps event ${parent.index} without nesting`);
       open.push(slice);
+    }
+  }
+  for (const [thread, flowEvents] of flowEventsByThread) {
+    const [pid, tid] = thread.split(":").map(Number) as [number, number];
+    const timeline = [
+      ...(slicesByThread.get(thread) ?? []).map((slice) => ({ kind: "slice" as const, ts: slice.ts, end: slice.end, index: slice.index })),
+      ...flowEvents.map((flow) => ({ kind: "flow" as const, ts: flow.ts, flow, index: flow.index })),
+    ].sort((a, b) => a.ts - b.ts || a.index - b.index);
+    const stack: Array<{ end: number; index: number }> = [];
+    for (const item of timeline) {
+      if (item.kind === "slice") {
+        while (stack.length > 0 && stack[stack.length - 1]!.end <= item.ts) stack.pop();
+        stack.push({ end: item.end, index: item.index });
+        continue;
+      }
+      const top = stack[stack.length - 1];
+      if (top === undefined) {
+        problems.push(`event ${item.index} (flow ${item.flow.id}): no slice on thread ${thread} to bind to`);
+        continue;
+      }
+      let parts = flowParts.get(item.flow.id);
+      if (!parts) flowParts.set(item.flow.id, (parts = []));
+      parts.push({ role: item.flow.role, pid, tid, ts: item.ts, index: top.index });
     }
   }
   const flows: TraceSummary["flows"] = new Map();

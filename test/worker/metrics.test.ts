@@ -173,10 +173,13 @@ describe("metrics", () => {
     }
     const withScrapes = await run([4, 8]);
     const without = await run([]);
-    expect(withScrapes.scrapes[0]).toEqual({ "execute/long/thread-cpu/seconds|running": 4 });
+    // the thread-time ledger counts the running task on its slot the same way (docs/worker.md, "Thread time")
+    expect(withScrapes.scrapes[0]).toEqual({ "execute/long/thread-cpu/seconds|running": 4, "worker/execute/long/thread-cpu/seconds|running": 4 });
     expect(withScrapes.scrapes[1]).toEqual({
       "execute/long/thread-cpu/seconds|running": 6,
       "execute/long/thread-noncpu/seconds|running": 2,
+      "worker/execute/long/thread-cpu/seconds|running": 6,
+      "worker/execute/long/thread-noncpu/seconds|running": 2,
     });
     const byName = (entries: typeof without.final) => {
       const out: Record<string, number> = {};
@@ -196,8 +199,10 @@ describe("metrics", () => {
       ComputeTaskEvent({ key: "y-1", stimulusId: "c", whoHas: { "x-1": [A] }, nbytes: { "x-1": 8 }, runSpec: { durations: {}, outputBytes: 1 } }),
     );
     await clock.run({ until: 1 });
-    expect(asRecord(b.worker.scrape())).toEqual({ "gather-dep/x/network/seconds|running": 1 });
+    // b's thread idles while its task's dependency is in flight; a's has nothing to run
+    expect(asRecord(b.worker.scrape())).toEqual({ "gather-dep/x/network/seconds|running": 1, "worker/idle/fetching/seconds|": 1 });
     expect(asRecord(a.worker.scrape())).toEqual({
+      "worker/idle/no-work/seconds|": 1,
       "get-data/x/memory-read/bytes|running": 8,
       "get-data/x/memory-read/count|running": 1,
       "get-data/x/network/bytes|running": 8,
@@ -249,7 +254,13 @@ describe("Prometheus", () => {
       seconds.samples.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
     expect(sample({ context: "execute", prefix: "inc", activity: "thread-cpu", outcome: "ok" })).toBe(1);
     expect(sample({ context: "execute", prefix: "slow", activity: "thread-cpu", outcome: "running" })).toBe(2);
-    for (const s of seconds.samples) expect(Object.keys(s.labels)).toEqual(["context", "prefix", "activity", "outcome"]);
+    for (const s of seconds.samples) {
+      // the thread-time ledger's names have one more qualifier: ["worker", "execute", prefix, activity, "seconds"]
+      if (s.labels["context"] === "worker" && s.labels["prefix"] === "execute") expect(Object.keys(s.labels)).toEqual(["context", "prefix", "path", "activity", "outcome"]);
+      else expect(Object.keys(s.labels)).toEqual(["context", "prefix", "activity", "outcome"]);
+    }
+    expect(sample({ context: "worker", prefix: "execute", path: "slow", activity: "thread-cpu", outcome: "running" })).toBe(2);
+    expect(sample({ context: "worker", prefix: "execute", path: "inc", activity: "thread-cpu", outcome: "ok" })).toBe(1);
     expect(parsed.get("spanwork_fine_bytes_total")!.samples.length).toBeGreaterThan(0);
     expect(parsed.get("spanwork_spill_count_total")!.samples).toContainEqual({
       name: "spanwork_spill_count_total",
@@ -338,8 +349,11 @@ describe("scrapes never change the totals", () => {
     const byName: Record<string, number> = {};
     for (const e of [...a.worker.scrape(), ...b.worker.scrape()]) {
       if (e.value < 0) throw new Error(`negative ${e.name.join("/")} ${e.outcome} ${e.value} (every ${scrapeEvery})`);
+      // idle thread time depends on when one looks (each run ends at another time); it closes
+      if (e.name[0] === "worker" && e.name[1] === "idle") continue;
       byName[e.name.join("/")] = (byName[e.name.join("/")] ?? 0) + e.value;
     }
+    for (const { worker } of workers) expect(Math.abs(worker.threadTime().gap)).toBeLessThan(1e-9 * worker.threadTime().capacity);
     return byName;
   }
 

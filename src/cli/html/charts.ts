@@ -4,6 +4,7 @@ import { bandwidthChart } from "./bandwidth-chart.js";
 import type { ChartEntry } from "./chart.js";
 import { memoryChart } from "./memory-chart.js";
 import { taskStream } from "./task-stream.js";
+import { threadTimeChart } from "./thread-time-chart.js";
 import { transferMatrix } from "./transfer-matrix.js";
 import { workerBalance } from "./worker-balance.js";
 
@@ -12,6 +13,7 @@ import { workerBalance } from "./worker-balance.js";
 // charts over time come together, so that zooming one (the page script zooms them all at once)
 // keeps the others in view.
 export const CHARTS = {
+  "thread-time": threadTimeChart,
   "time-by-activity": timeByActivity,
   "bytes-by-activity": bytesByActivity,
   "task-stream": taskStream,

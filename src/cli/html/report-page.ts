@@ -1,6 +1,7 @@
 import type { SimReport } from "../../sim/report.js";
 import { registryNames } from "../../util/registry.js";
 import { fineMetricBreakdown, type FineMetricRow } from "../fine-metrics.js";
+import { workMetrics } from "../thread-time.js";
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "../format/units.js";
 import { compareText } from "../text-order.js";
 import type { Chart, ChartContext } from "./chart.js";
@@ -24,7 +25,8 @@ export interface HtmlReportOptions {
  * and zooming. Nothing is fetched when it opens. The same report gives the same bytes.
  */
 export function renderHtmlReport(report: SimReport, options: HtmlReportOptions = {}): string {
-  const breakdown = fineMetricBreakdown(report.metrics);
+  // the `worker` context (thread time) has a chart of its own; in the breakdown it would count execute time twice
+  const breakdown = fineMetricBreakdown(workMetrics(report.metrics));
   // Legend order: the prefixes with the most task time first. Colours come from the names only.
   const prefixTime = new Map<string, number>();
   for (const record of report.taskRecords) prefixTime.set(record.prefix, (prefixTime.get(record.prefix) ?? 0) + (record.end - record.start));

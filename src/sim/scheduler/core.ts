@@ -13,6 +13,7 @@ import {
   type SendMessageToScheduler,
   type StateMachineEvent,
 } from "../../state/index.js";
+import { RECOMPUTE_ANNOTATIONS } from "../../worker/thread-ledger.js";
 import type { TaskGraph } from "../graph.js";
 import { ClusterState } from "./cluster.js";
 import { Lifecycle, TaskStatus } from "./lifecycle.js";
@@ -403,6 +404,8 @@ export class SchedulerCore extends Lifecycle {
         priority: [g.order[id]!],
         duration: g.duration[id]!,
         runSpec: this.host.runSpec(id, runId),
+        // the worker files the thread time of a recomputation under the outcome `recompute`
+        annotations: this.recomputed[id] === 1 ? RECOMPUTE_ANNOTATIONS : undefined,
         stimulusId: `compute-task-${runId}`,
       }),
     );

@@ -35,6 +35,8 @@ export abstract class Lifecycle {
   private readonly pendingDependents: Int32Array;
   protected readonly runIds: Int32Array;
   private readonly deaths: Uint8Array;
+  /** Per task: 1 once its result was lost and it went back to be computed again. */
+  protected readonly recomputed: Uint8Array;
   protected readonly noWorker = new Set<number>();
   private unfinishedCount: number;
   private erredCount = 0;
@@ -50,6 +52,7 @@ export abstract class Lifecycle {
     this.pendingDependents = new Int32Array(n);
     this.runIds = new Int32Array(n);
     this.deaths = new Uint8Array(n);
+    this.recomputed = new Uint8Array(n);
     this.unfinishedCount = n;
   }
 
@@ -230,6 +233,7 @@ export abstract class Lifecycle {
       const status = this.status[id]!;
       if (status !== TaskStatus.Memory && status !== TaskStatus.Released) continue;
       this.status[id] = TaskStatus.Waiting;
+      this.recomputed[id] = 1;
       this.unfinishedCount++;
       undone.push(id);
       for (let e = g.depStart[id]!; e < g.depStart[id + 1]!; e++) {
