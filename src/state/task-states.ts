@@ -83,13 +83,15 @@ function unknownState(state: never): never {
   throw new Error(`unknown task state ${JSON.stringify(state)}`);
 }
 
-/** States whose task is still to be computed on this worker. */
+/** dask's PROCESSING: the task is, or may still be, computed or gathered here. */
 export const PROCESSING: ReadonlySet<TaskStateName> = new Set<TaskStateName>([
   "waiting",
   "ready",
   "constrained",
   "executing",
   "long-running",
+  "cancelled",
+  "resumed",
 ]);
 
 export const READY: ReadonlySet<TaskStateName> = new Set<TaskStateName>(["ready", "constrained"]);

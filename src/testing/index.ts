@@ -65,7 +65,7 @@ export {
   type StimuliUniverse,
 } from "./stimuli.js";
 export { runStimuli, type RunStimuliOptions, type StimuliRun } from "./run-stimuli.js";
-export { ModelViolation, type DaskBugs } from "./scheduler-model.js";
+export { ModelViolation } from "./scheduler-model.js";
 export { StimulusViolation, formatReplay, type ReplayParameters, type ViolationDetails } from "./violation.js";
 export { assertStimuli } from "./assert-stimuli.js";
 export {

@@ -6,7 +6,7 @@
 import { EVENT_KINDS, type Instruction, type StateMachineEvent, type WorkerState } from "../state/index.js";
 import { TransitionRecorder, type TransitionRecord } from "./coverage.js";
 import { formatInstruction } from "./match.js";
-import { ModelViolation, SchedulerModel, keyOfEvent, type DaskBugs } from "./scheduler-model.js";
+import { ModelViolation, SchedulerModel, keyOfEvent } from "./scheduler-model.js";
 import type { Stimulus } from "./stimuli.js";
 import { StimulusViolation, keyOfError } from "./violation.js";
 
@@ -22,12 +22,6 @@ export interface RunStimuliOptions {
    * (unpausing first) and check that the worker comes to rest (default true).
    */
   drain?: boolean;
-  /**
-   * "avoid" (default): the model never sends the stimuli that reach the dask 2022.12.1 bugs
-   * it knows (docs/testing.md, "Known dask bugs"), so that a run finds new problems; "reach":
-   * it sends them like any other.
-   */
-  daskBugs?: DaskBugs;
 }
 
 export interface StimuliRun extends TransitionRecord {
@@ -61,7 +55,7 @@ export function runStimuli(
   options: RunStimuliOptions = {},
 ): StimuliRun {
   const validate = options.validate ?? true;
-  const model = new SchedulerModel(ws, options.daskBugs ?? "avoid");
+  const model = new SchedulerModel(ws);
   const recorder = new TransitionRecorder(ws);
   const consumed: (Stimulus | StateMachineEvent)[] = [];
   const events: StateMachineEvent[] = [];

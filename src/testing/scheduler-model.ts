@@ -12,11 +12,7 @@
 // - a gather fails with a non-network error only when no waiting task needs its keys
 //   (otherwise the dependents would wait for ever, reference §18.2 / dask #6705);
 // - scatter only to fresh keys or data keys that are released/fetch/missing/memory
-//   (scatter onto flight/executing tasks is racy, reference §18.5/§18.6);
-// - unless told to reach it (`daskBugs: "reach"`), no compute-task for a key in flight
-//   here while one of its inputs is in flight here too: dask 2022.12.1 then leaves the task
-//   waiting for a released input, or asserts in flight→released, when the transfer returns
-//   (found by this kit; real dask fails on the same events — docs/testing.md, "Known dask bugs").
+//   (scatter onto flight/executing tasks is racy, reference §18.5/§18.6).
 import {
   AcquireReplicasEvent,
   CancelComputeEvent,
@@ -59,15 +55,6 @@ interface PendingGather {
   readonly totalNbytes: number;
 }
 
-/** Whether a run steers around the dask bugs the model knows (default) or reaches them. */
-export type DaskBugs = "avoid" | "reach";
-
-/** Fetched here: in flight, or cancelled/resumed while in flight. */
-function inFlight(ts: TaskState | undefined): boolean {
-  if (ts === undefined) return false;
-  return ts.state === "flight" || ((ts.state === "cancelled" || ts.state === "resumed") && ts.previous === "flight");
-}
-
 /** A rule of the worker ↔ shell protocol that the worker broke. */
 export class ModelViolation extends Error {
   constructor(
@@ -101,10 +88,7 @@ export class SchedulerModel {
   #runId = 0;
   #scattered = 0;
 
-  constructor(
-    private readonly ws: WorkerState,
-    private readonly daskBugs: DaskBugs = "avoid",
-  ) {}
+  constructor(private readonly ws: WorkerState) {}
 
   get outstanding(): number {
     return this.executes.size + this.gathers.size + this.retries.size;
@@ -119,9 +103,6 @@ export class SchedulerModel {
     const ws = this.ws;
     switch (stimulus.kind) {
       case "compute": {
-        if (this.daskBugs === "avoid" && inFlight(ws.tasks.get(stimulus.key)) && stimulus.inputs.some((r) => inFlight(ws.tasks.get(r.key)))) {
-          return null;
-        }
         const resource = this.#restriction(stimulus.restricted);
         return ComputeTaskEvent({
           key: stimulus.key,

@@ -6,6 +6,7 @@ import { LongRunningMsg } from "../instructions.js";
 import { InvalidTransition } from "../errors.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
 import { ensureComputing } from "../scheduling/compute.js";
+import { linkCount } from "../links.js";
 import type { TaskState } from "../task-state.js";
 import { genericReleased, invariant, toMemory } from "./generic.js";
 
@@ -25,6 +26,18 @@ export const cancelledFetch: TransitionFn<"cancelled", "fetch"> = (core, ts, _re
   if (core.validate) invariant(core, ts, ts.previous !== null, "cancelled without previous", stimulusId);
   if (ts.previous === "flight") {
     if (ts.done) {
+      // The gather returned. A waiter means the fetch was asked by a dependent that has
+      // just gone released -> waiting in this same batch (a task and its input came back
+      // from one transfer), over the handler's own recommendation: fetch it again, as
+      // dask's resumed -> fetch does for a returned gather. dask releases it and leaves
+      // the dependent waiting for a released task (docs/state.md, "Deviations", 15).
+      if (linkCount(ts._waiters) !== 0) {
+        ts.state = "released";
+        ts.done = false;
+        ts.previous = null;
+        recs.add(ts, Rec.fetch);
+        return;
+      }
       recs.add(ts, Rec.released);
       return;
     }

@@ -69,15 +69,21 @@ function stopWaitingFor(dep: TaskState, ts: TaskState): void {
   if (dep._waiters !== null) dep._waiters = withoutLink(dep._waiters, ts);
 }
 
-/** States whose task keeps its dependencies (they are, or will be, read). */
+/**
+ * States whose task keeps its dependencies when a dependent is released: dask's
+ * READY | PROCESSING | {"memory"} (a switch, not the Set: this runs per dependency;
+ * memory, the usual state of a released task's dependency, first).
+ */
 function keepsDependencies(state: string): boolean {
   switch (state) {
+    case "memory":
     case "ready":
     case "constrained":
     case "waiting":
     case "executing":
     case "long-running":
-    case "memory":
+    case "cancelled":
+    case "resumed":
       return true;
     default:
       return false;
