@@ -1,54 +1,23 @@
 // The mutable state of one worker's state machine and the loop that drives transitions.
 // `WorkerState` (worker-state.ts) is the public, read-only face of this object; the
 // transition table, the event handlers and the schedulers operate on it directly.
-import type { Key, Priority, ResourceMap } from "./events.js";
+import type { Key, Priority, ResourceMap, StateMachineEvent } from "./events.js";
 import type { Instruction } from "./instructions.js";
 import { addressHost } from "./address.js";
 import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } from "./errors.js";
 import { BoundedLog, DEFAULT_LOG_LENGTH, StateLog, type LogEntry } from "./log.js";
 import { PrioritySet, SharedSlotPrioritySet, SlotPrioritySet } from "./priority-set.js";
 import { RecommendationStack, type FinishState, type Recommendation, type RecommendationFor } from "./recommendations.js";
-import { copyRecord, EMPTY_RECORD, newRecord } from "./records.js";
+import { copyRecord, EMPTY_RECORD } from "./records.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";
 import { storyOf } from "./story.js";
-import { everyLink, forEachLink, linkCount, linkHas, linksToArray, replacedLinks, withLink, type Links } from "./links.js";
+import { forEachLink, linkHas, linksToArray, replacedLinks, withLink, type Links } from "./links.js";
 import { TaskState } from "./task-state.js";
-import { stateIndex, TASK_STATE_NAMES, type TaskStateName } from "./task-states.js";
-import { unknownEventKind, type StateMachineEvent } from "./events.js";
-
-/** The Map-like store of task values (a `Map`, or the SpillBuffer). */
-export interface DataStore {
-  has(key: Key): boolean;
-  get(key: Key): unknown;
-  set(key: Key, value: unknown): unknown;
-  delete(key: Key): unknown;
-  readonly size: number;
-  keys(): Iterable<Key>;
-}
-
-export interface WorkerStateOptions {
-  /** Our own address: stripped from who_has, and its host decides which peers are local. */
-  address?: string | null;
-  nthreads?: number;
-  data?: DataStore;
-  resources?: Readonly<Record<string, number>>;
-  /** Check every touched task after each stimulus (and allow `validateState()`). */
-  validate?: boolean;
-  /** Raise TransitionCounterMaxExceeded once this many transitions ran (false = no limit). */
-  transitionCounterMax?: number | false;
-  transferIncomingCountLimit?: number;
-  transferIncomingBytesLimit?: number;
-  transferMessageBytesLimit?: number;
-  /** Capacity of `log` and `stimulusLog` (default 1000; Infinity = unbounded). */
-  logLength?: number;
-  /** Size of a value stored with unknown nbytes (default: a rough JS estimate). */
-  sizeof?: Sizeof;
-  /** key → thread id of the executing task, filled by the shell; read for messages. */
-  threads?: Map<Key, number>;
-}
-
-/** dask's hard-coded `transfer_incoming_bytes_throttle_threshold`. */
-export const TRANSFER_INCOMING_BYTES_THROTTLE_THRESHOLD = 10_000_000;
+import { stateIndex, type TaskStateName } from "./task-states.js";
+import { sameHolders } from "./holders.js";
+import { toLoggable } from "./loggable.js";
+import { TRANSFER_INCOMING_BYTES_THROTTLE_THRESHOLD, type DataStore, type WorkerStateOptions } from "./state-options.js";
+import { STATE_COUNT, transitionGrid, type TransitionGrid } from "./transition-grid.js";
 
 /**
  * One (start, finish) entry of the transition table: `rec` is the recommendation for
@@ -518,106 +487,8 @@ function indexHolder(worker: string, index: Map<string, Set<Key>>, key: Key): vo
   keys.add(key);
 }
 
-/**
- * The table as a flat grid, entry `stateIndex(start) * STATE_COUNT + stateIndex(finish)`
- * (undefined: no direct edge). A function found under (start, finish) is only ever called
- * with that start and a recommendation for that finish, which is what its entry's type
- * promises: the one place the pair is not known statically.
- */
-type TransitionGrid = readonly (TransitionFn | undefined)[];
-
-const STATE_COUNT = TASK_STATE_NAMES.length;
-const TRANSITION_GRIDS = new WeakMap<TransitionTable, TransitionGrid>();
-
-function transitionGrid(table: TransitionTable): TransitionGrid {
-  let grid = TRANSITION_GRIDS.get(table);
-  if (grid === undefined) {
-    const cells: (TransitionFn | undefined)[] = new Array(STATE_COUNT * STATE_COUNT).fill(undefined);
-    for (const [start, row] of Object.entries(table) as [TaskStateName, Record<string, TransitionFn> | undefined][]) {
-      if (row === undefined) continue;
-      for (const [finish, fn] of Object.entries(row) as [TaskStateName, TransitionFn][]) {
-        cells[stateIndex(start) * STATE_COUNT + stateIndex(finish)] = fn;
-      }
-    }
-    grid = Object.freeze(cells);
-    TRANSITION_GRIDS.set(table, grid);
-  }
-  return grid;
-}
-
 function priorityOf(ts: TaskState): Priority | null {
   return ts.priority;
-}
-
-/** Whether `listed` minus `self` is exactly `current`. */
-function sameHolders(current: Links<string>, listed: readonly string[], self: string | null): boolean {
-  for (let i = 0; i < listed.length; i++) {
-    const worker = listed[i] as string;
-    if (worker !== self && !linkHas(current, worker)) return false;
-  }
-  const n = linkCount(current);
-  if (n === 0) return true;
-  return everyLink(current, isListed, n > 16 ? new Set(listed) : listed);
-}
-
-function isListed(worker: string, listed: readonly string[] | ReadonlySet<string>): boolean {
-  return Array.isArray(listed) ? listed.includes(worker) : (listed as ReadonlySet<string>).has(worker);
-}
-
-/** dask's `to_loggable`: drop bulky payloads so the stimulus log does not keep values alive. */
-export function toLoggable(event: StateMachineEvent): StateMachineEvent {
-  switch (event.kind) {
-    case "ComputeTaskEvent":
-      return event.runSpec === null ? event : Object.freeze({ ...event, runSpec: null });
-    case "ExecuteSuccessEvent":
-      return event.value === null && event.span === null ? event : Object.freeze({ ...event, value: null, span: null });
-    case "GatherDepSuccessEvent": {
-      const data = nulledData(event.data);
-      return data === null && event.span === null ? event : Object.freeze({ ...event, data: data ?? event.data, span: null });
-    }
-    case "UpdateDataEvent": {
-      const data = nulledData(event.data);
-      return data === null ? event : Object.freeze({ ...event, data });
-    }
-    case "ExecuteFailureEvent":
-    case "RescheduleEvent":
-    case "GatherDepBusyEvent":
-    case "GatherDepNetworkFailureEvent":
-    case "GatherDepFailureEvent":
-      // A span record is a whole timing tree: its metrics were digested when the event was
-      // handled, and keeping it in a 1000-entry log would pin it for the log's lifetime.
-      return event.span === null ? event : Object.freeze({ ...event, span: null });
-    case "FreeKeysEvent":
-    case "RemoveReplicasEvent":
-    case "AcquireReplicasEvent":
-    case "RefreshWhoHasEvent":
-    case "CancelComputeEvent":
-    case "StealRequestEvent":
-    case "SecedeEvent":
-    case "RemoveWorkerEvent":
-    case "RetryBusyWorkerEvent":
-    case "PauseEvent":
-    case "UnpauseEvent":
-    case "FindMissingEvent":
-      return event; // nothing bulky
-    default:
-      return unknownEventKind(event);
-  }
-}
-
-/** The same keys with every value null, or null when the values are null already. */
-function nulledData(data: Readonly<Record<Key, unknown>>): Readonly<Record<Key, null>> | null {
-  let bulky = false;
-  for (const key in data) {
-    if (data[key] !== null) {
-      bulky = true;
-      break;
-    }
-  }
-  if (!bulky) return null;
-  const nulled = newRecord<null>();
-  for (const key in data) nulled[key] = null;
-  return Object.freeze(nulled);
 }
 
 export type { ResourceMap };

@@ -1,7 +1,8 @@
 // The public face of the worker state machine (dask's WorkerState): one entry point,
 // `handleStimulus`, and live read-only views of the state. Pure: no I/O, no clock, no
 // randomness; the only outside effect is writing values into the injected `data` store.
-import { StateCore, type DataStore, type WorkerStateOptions } from "./core.js";
+import { StateCore } from "./core.js";
+import type { DataStore, WorkerStateOptions } from "./state-options.js";
 import type { Key, StateMachineEvent } from "./events.js";
 import type { Instruction } from "./instructions.js";
 import type { LogEntry } from "./log.js";
@@ -14,7 +15,7 @@ import type { TaskState } from "./task-state.js";
 import { TRANSITIONS } from "./transitions/table.js";
 import { validateState, validateTask } from "./validate.js";
 
-export type { DataStore, WorkerStateOptions } from "./core.js";
+export type { DataStore, WorkerStateOptions } from "./state-options.js";
 
 const PARTS = Object.freeze({ transitions: TRANSITIONS, handleEvent, ensureCommunicating, validateTask });
 
