@@ -33,6 +33,10 @@ export class WorkStealing {
   /** Tasks whose cost was computed with the unknown duration, per prefix (scheduler.unknown_durations). */
   private readonly unknownDurations = new Map<number, Set<number>>();
   private readonly fastPrefix: Uint8Array;
+  /** Per task, its place in Python's iteration order of a set of TaskStates (see hashOrder). */
+  private readonly hash: Uint32Array;
+  /** The snapshot of one stealable level being tried (`list(stealable)`), reused. */
+  private readonly snapshot: number[] = [];
 
   constructor(
     private readonly cluster: ClusterView,
@@ -46,6 +50,7 @@ export class WorkStealing {
     this.inFlightOccupancy = new Float64Array(workers);
     this.inFlightTasks = new Int32Array(workers);
     this.fastPrefix = Uint8Array.from(cluster.prefixNames, (name) => (FAST_TASKS.has(name) ? 1 : 0));
+    this.hash = hashOrder(cluster.graph.size, Math.floor(context.random() * 2 ** 32));
   }
 
   /** scheduler.py::get_task_duration: the average, else 0.5 s (and re-level the task once its prefix is known). */
@@ -185,7 +190,11 @@ export class WorkStealing {
       for (const victim of victims) {
         const stealable = this.stealable[victim]![level]!;
         if (stealable.size === 0 || thieves.length === 0) continue;
-        for (const task of [...stealable]) {
+        const snapshot = this.snapshot;
+        snapshot.length = 0;
+        for (const task of stealable) snapshot.push(task);
+        if (snapshot.length > 1) snapshot.sort(this.byHash);
+        for (const task of snapshot) {
           if (thieves.length === 0) break;
           if (this.keyLevel[task]! < 0 || cluster.processingOn(task) !== victim) {
             stealable.delete(task);
@@ -214,6 +223,8 @@ export class WorkStealing {
     }
   }
 
+  private readonly byHash = (a: number, b: number): number => this.hash[a]! - this.hash[b]!;
+
   /** _get_thief without restrictions: the thief where the task would start first. */
   private thief(task: number, thieves: readonly number[]): number {
     return bestByObjective(this.cluster, task, thieves);
@@ -229,6 +240,25 @@ export class WorkStealing {
     ranked.sort((a, b) => b.occupancy - a.occupancy);
     return ranked.slice(0, k).map((entry) => entry.worker);
   }
+}
+
+/**
+ * A stand-in for the order in which Python iterates a set of TaskStates: by hash, and a
+ * TaskState's hash is its key's, which CPython salts per process (PYTHONHASHSEED) — an order
+ * unrelated to when the tasks were assigned, fixed within a run. Here a seeded permutation
+ * (murmur3's finaliser of id ^ salt). Insertion order would be wrong in a way that matters: the
+ * oldest tasks of a victim are the ones it is already executing, so they would always be asked
+ * for first and refused.
+ */
+export function hashOrder(tasks: number, salt: number): Uint32Array {
+  const hash = new Uint32Array(tasks);
+  for (let id = 0; id < tasks; id++) {
+    let h = (id ^ salt) >>> 0;
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    hash[id] = (h ^ (h >>> 16)) >>> 0;
+  }
+  return hash;
 }
 
 /** Python's round(): halves go to the even neighbour. */
