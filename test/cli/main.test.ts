@@ -105,7 +105,7 @@ describe("bad input: exit 2 and one line on stderr", () => {
     [["run", "map", "--size", "0"], "error: --size: must be between 1 and 1000000, got 0"],
     [["run", "map", "--threads", "1.5"], 'error: --threads: expected a whole number, got "1.5"'],
     [["run", "map", "--seed", "-3"], "error: --seed: expected a whole number, got \"-3\""],
-    [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min)'],
+    [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min, shared-host)'],
     [["run", "nope"], 'error: unknown workload "nope" (built-in: map, shuffle; or give the path of a JSON/YAML spec file)'],
     [["run", "missing.yaml"], "error: missing.yaml: no such file"],
     [["run", "map", "--json", "no-such-dir/r.json"], "error: --json: cannot write \"no-such-dir/r.json\": directory"],
