@@ -73,10 +73,12 @@ export class ReportBuilder {
   private transferCount = 0;
   private transferBytes = 0;
   private lastCompletion = 0;
+  /** Start of the first task execution (the makespan runs from there, as dask's is measured). */
+  private firstStart = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly addresses: readonly string[],
-    private readonly nthreads: number,
+    private readonly nthreads: readonly number[],
     private readonly maxRecords: number,
   ) {
     addresses.forEach((address, i) => this.workerIndex.set(address, i));
@@ -91,6 +93,7 @@ export class ReportBuilder {
     const w = this.workerIndex.get(record.worker)!;
     this.busySeconds[w]! += record.end - record.start;
     this.executed[w]!++;
+    if (record.start < this.firstStart) this.firstStart = record.start;
     if (record.outcome === "ok" || record.outcome === "failed") this.lastCompletion = Math.max(this.lastCompletion, record.end);
     if (this.taskRecords.length >= this.maxRecords) {
       this.taskRecordsDropped++;
@@ -134,8 +137,13 @@ export class ReportBuilder {
   }
 
   /** End of the last task execution that produced a result or an error (0 when none did). */
-  makespan(): number {
+  lastEnd(): number {
     return this.lastCompletion;
+  }
+
+  /** From the start of the first task execution to the end of the last one that produced a result or an error (0 when none did). */
+  makespan(): number {
+    return this.lastCompletion > 0 ? this.lastCompletion - Math.min(this.firstStart, this.lastCompletion) : 0;
   }
 
   build(inputs: ReportInputs): SimReport {
@@ -168,8 +176,8 @@ export class ReportBuilder {
       }
       return {
         address: this.addresses[w]!,
-        nthreads: this.nthreads,
-        utilisation: makespan > 0 ? Math.min(1, this.busySeconds[w]! / (this.nthreads * makespan)) : 0,
+        nthreads: this.nthreads[w]!,
+        utilisation: makespan > 0 ? Math.min(1, this.busySeconds[w]! / (this.nthreads[w]! * makespan)) : 0,
         tasksExecuted: this.executed[w]!,
         busySeconds: this.busySeconds[w]!,
         bytesSent: this.bytesSent[w]!,

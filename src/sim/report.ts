@@ -185,6 +185,12 @@ export interface SimOptions {
   latency?: number;
   /** Network bandwidth in bytes/s: per transfer, or per worker and direction under max-min (default 100e6). */
   bandwidth?: number;
+  /**
+   * A cluster profile (the fields of a spec's `cluster` section, as a profile file has them:
+   * worker groups, network, disk, overheads, memory model). It overrides the workload's own
+   * `cluster`; the options above and below override it. Validated here (SpecError with paths).
+   */
+  cluster?: import("./cluster-spec.js").ClusterProfileInput;
   /** The virtual disk of every worker (defaults: 500e6 bytes/s, 0.0001 s per operation). */
   disk?: { bandwidth?: number; latency?: number };
   /** Bytes of disk each worker may spill (false = unlimited, the default). */

@@ -121,6 +121,9 @@ export function fakeSimulator(report: SimReport = sampleReport(), calls: FakeSim
     loadWorkloadFile: (_path, displayPath) => {
       throw new SpecProblemsError([`${displayPath}: tasks[0].count: expected a positive integer`, `${displayPath}: tasks[1].prefix: expected a string`]);
     },
+    loadClusterProfile: (_path, displayPath) => {
+      throw new SpecProblemsError([`${displayPath}: overheads.workerHandling: expected a number ≥ 0`]);
+    },
     simulate: async (workload, options) => {
       calls.simulate.push({ workload, options });
       options.onProgress?.({ done: 5, total: 10, simulatedSeconds: 2 });

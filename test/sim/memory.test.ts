@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MemoryMonitor } from "../../src/sim/memory.js";
+import { DEFAULT_MEMORY_MODEL, MemoryMonitor } from "../../src/sim/memory.js";
 import type { Worker } from "../../src/worker/worker.js";
 
 /** The two things the monitor reads of a worker: in-memory weight and spilled weight. */
@@ -19,7 +19,7 @@ function fakeWorker(): { worker: Worker; set(memory: number, spilled: number): v
 describe("MemoryMonitor samples", () => {
   it("keep each sample's memory and spill with its own time when the series is thinned", () => {
     const { worker, set } = fakeWorker();
-    const monitor = new MemoryMonitor(null, 8, 1);
+    const monitor = new MemoryMonitor(DEFAULT_MEMORY_MODEL, [null], 8);
     for (let t = 0; t < 100; t++) {
       set(t * 10, t * 3);
       monitor.sample(0, worker, t, true);

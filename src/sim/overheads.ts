@@ -1,0 +1,34 @@
+// The per-message and per-stimulus costs of a dask cluster that are not the tasks' own work,
+// as model parameters (cluster.overheads in a spec or profile). The defaults were measured on
+// a real dask 2022.12.1 LocalCluster (docs/sim.md, "Overheads", says which runs, which
+// quantity and which figure each comes from); `NO_OVERHEADS` turns them all off, for runs
+// whose times must be computed by hand.
+
+export interface Overheads {
+  /** One-way latency of a scheduler ↔ worker message on an open stream, seconds. */
+  messageLatency: number;
+  /** dask's BatchedSend interval of the scheduler → worker streams (5 ms): at most one write per interval. */
+  schedulerBatch: number;
+  /** BatchedSend interval of the worker → scheduler stream (2 ms). */
+  workerBatch: number;
+  /** Seconds of a worker's event loop per stimulus it handles (a message op, a done event), one at a time. */
+  workerHandling: number;
+  /** Seconds of the scheduler's event loop per task it sends to a worker (its decision and the message), one at a time. */
+  schedulerDecision: number;
+}
+
+export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
+  messageLatency: 0.0003,
+  schedulerBatch: 0.005,
+  workerBatch: 0.002,
+  workerHandling: 0.0008,
+  schedulerDecision: 0.0002,
+});
+
+export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
+  messageLatency: 0,
+  schedulerBatch: 0,
+  workerBatch: 0,
+  workerHandling: 0,
+  schedulerDecision: 0,
+});
