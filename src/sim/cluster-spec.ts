@@ -61,6 +61,7 @@ export const overheadsSchema = z
     schedulerBatch: seconds.optional(),
     workerBatch: seconds.optional(),
     workerHandling: seconds.optional(),
+    workerMessage: seconds.optional(),
     schedulerDecision: seconds.optional(),
   })
   .strict();

@@ -65,29 +65,30 @@ export class BatchedLink {
 }
 
 /**
- * A single-threaded event loop: each stimulus costs `cost` seconds, served in arrival
- * order. `reserve(n)` books n stimuli arriving now and says how long until they are handled.
+ * A single-threaded event loop: work booked on it is served in arrival order, one piece at a
+ * time. `reserve(seconds)` books work arriving now and says how long until it is done;
+ * `handlingDelay()` books one done event (`doneCost`), as a Worker's EventLoopModel.
  */
 export class SerialLoop implements EventLoopModel {
   private freeAt = 0;
-  /** Seconds this loop spent handling stimuli (for the report). */
+  /** Seconds this loop spent on booked work (for the report). */
   busySeconds = 0;
 
   constructor(
     private readonly clock: WorkerClock,
-    readonly cost: number,
+    readonly doneCost = 0,
   ) {}
 
-  reserve(stimuli: number): number {
-    if (this.cost === 0 || stimuli === 0) return 0;
+  reserve(seconds: number): number {
     const now = this.clock.now();
-    const work = this.cost * stimuli;
-    this.freeAt = Math.max(this.freeAt, now) + work;
-    this.busySeconds += work;
+    // Work that costs nothing still waits its turn behind what is booked.
+    if (seconds <= 0) return this.freeAt > now ? this.freeAt - now : 0;
+    this.freeAt = Math.max(this.freeAt, now) + seconds;
+    this.busySeconds += seconds;
     return this.freeAt - now;
   }
 
   handlingDelay(): number {
-    return this.reserve(1);
+    return this.reserve(this.doneCost);
   }
 }

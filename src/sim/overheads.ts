@@ -11,8 +11,10 @@ export interface Overheads {
   schedulerBatch: number;
   /** BatchedSend interval of the worker → scheduler stream (2 ms). */
   workerBatch: number;
-  /** Seconds of a worker's event loop per stimulus it handles (a message op, a done event), one at a time. */
+  /** Seconds of a worker's event loop per done event (an execute or gather-dep ended: its result handled, what comes next started). */
   workerHandling: number;
+  /** Seconds of a worker's event loop per message op from the scheduler (compute-task, free-keys, …). */
+  workerMessage: number;
   /** Seconds of the scheduler's event loop per task it sends to a worker (its decision and the message), one at a time. */
   schedulerDecision: number;
 }
@@ -22,6 +24,7 @@ export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
   schedulerBatch: 0.005,
   workerBatch: 0.002,
   workerHandling: 0.0008,
+  workerMessage: 0.0001,
   schedulerDecision: 0.0002,
 });
 
@@ -30,5 +33,6 @@ export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
   schedulerBatch: 0,
   workerBatch: 0,
   workerHandling: 0,
+  workerMessage: 0,
   schedulerDecision: 0,
 });

@@ -208,7 +208,7 @@ class SimulationRun {
       options.memorySamplesPerWorker ?? 500,
     );
     const overheads = cluster.overheads;
-    this.schedulerLoop = new SerialLoop(this.clock, overheads.schedulerDecision);
+    this.schedulerLoop = new SerialLoop(this.clock);
     this.lastDeparture = new Float64Array(this.nworkers);
     for (let i = 0; i < this.nworkers; i++) {
       this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
@@ -343,7 +343,7 @@ class SimulationRun {
     let decisions = 0;
     for (const event of events) if (event.kind === "ComputeTaskEvent") decisions++;
     const now = this.clock.now();
-    const leaves = Math.max(now + this.schedulerLoop.reserve(decisions), this.lastDeparture[worker]!);
+    const leaves = Math.max(now + this.schedulerLoop.reserve(decisions * this.cluster.overheads.schedulerDecision), this.lastDeparture[worker]!);
     this.lastDeparture[worker] = leaves;
     const link = this.toWorker[worker]!;
     const arrive = (): void => this.arrive(worker, events);
@@ -352,7 +352,7 @@ class SimulationRun {
   }
 
   private arrive(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
-    const wait = this.loops[worker]!.reserve(events.length);
+    const wait = this.loops[worker]!.reserve(events.length * this.cluster.overheads.workerMessage);
     const handle = (): void => {
       const sim = this.workers[worker]!;
       if (sim.died) return;

@@ -74,17 +74,17 @@ describe("the worker's handling cost", () => {
     const h = 0.004;
     const { report } = await simulate(independent(10, 0.1), { workers: 1, threads: 1, network: "instant", cluster: only({ workerHandling: h }) });
     const records = [...report.taskRecords].sort((a, b) => a.start - b.start);
-    // The first task waits for the first batch (ceil(1.1 × 1) = 2 compute-tasks) to be
-    // handled; then one done event per gap (the next task is already on the worker).
-    expect(records[0]!.start).toBeCloseTo(2 * h, 12);
+    // Messages from the scheduler cost workerMessage (0 here): the first task starts at once;
+    // then one done event per gap (the next task is already on the worker).
+    expect(records[0]!.start).toBe(0);
     for (let i = 1; i < records.length; i++) expect(records[i]!.start - records[i - 1]!.end).toBeCloseTo(h, 12);
   });
 
   it("is paid one stimulus at a time: two done events at once are handled one after the other", async () => {
     const h = 0.01;
     const { report } = await simulate(independent(2, 0.1), { workers: 1, threads: 2, network: "instant", cluster: only({ workerHandling: h }) });
-    // Both tasks start at 2h (the two compute-tasks, in one batch) and end together; their
-    // done events take h and 2h: other = h + 2h in all.
+    // Both tasks start at 0 and end together; their done events are done after h and 2h:
+    // other = h + 2h in all.
     expect(metric(report, "execute", "map", "other", "seconds")).toBeCloseTo(3 * h, 7);
   });
 
@@ -168,11 +168,25 @@ describe("the scheduler's decision cost", () => {
     expect(starts.map((t) => Math.round(t * 1e6) / 1e6)).toEqual([s, 2 * s, 3 * s, 4 * s]);
   });
 
-  it("a serial loop books its cost in arrival order", () => {
+  it("a serial loop books work in arrival order; work that costs nothing waits its turn", () => {
     const clock = new VirtualClock();
     const loop = new SerialLoop(clock, 0.5);
-    expect(loop.reserve(2)).toBe(1);
-    expect(loop.reserve(1)).toBe(1.5);
-    expect(loop.busySeconds).toBe(1.5);
+    expect(loop.handlingDelay()).toBe(0.5);
+    expect(loop.reserve(0.25)).toBe(0.75);
+    expect(loop.reserve(0)).toBe(0.75);
+    expect(loop.busySeconds).toBe(0.75);
+  });
+});
+
+describe("the worker's cost per scheduler message", () => {
+  it("delays what a batch starts by its ops: a chain hop is 2 messages (free-keys, compute-task) but the first", async () => {
+    const m = 0.004;
+    const n = 6;
+    const { report } = await simulate(chain(n, 0.1), { workers: 1, threads: 1, network: "instant", cluster: only({ workerMessage: m }) });
+    const records = report.taskRecords;
+    expect(records[0]!.start).toBeCloseTo(m, 12);
+    // link-1's batch is its compute-task alone (link-0 has no dependency to free); later ones carry the free of the link before.
+    expect(records[1]!.start - records[0]!.end).toBeCloseTo(m, 12);
+    for (let i = 2; i < n; i++) expect(records[i]!.start - records[i - 1]!.end).toBeCloseTo(2 * m, 12);
   });
 });

@@ -1,0 +1,141 @@
+"""Measures dask 2022.12.1's per-task overheads on this machine, for spanwork's overhead
+parameters (docs/sim.md, "Overheads"). Each part runs on a fresh LocalCluster (processes, no
+dashboard, the fidelity set's settings) and prints one JSON object:
+
+    python3 fidelity/tools/overheads.py [--tasks N] [--out FILE]
+
+- local_gap: 1 worker x 1 thread, N independent tasks of 20 ms (root-ish, queued: the next
+  task is already on the worker when one ends): the wait between one task's end and the next
+  one's start on the thread, from the tasks' own timestamps.
+- chain_hop: 1 worker x 1 thread, a chain of N tasks of 20 ms: the wait from one link's end
+  to the next one's start (a done event, a round trip to the scheduler, a compute-task).
+- worker_loop_cpu_per_task / scheduler_loop_cpu_per_task: the CPU seconds of the worker's
+  and the scheduler's event-loop threads (time.thread_time on the loop, via client.run and
+  run_on_scheduler) per task, over a map of N tasks on 2 workers x 2 threads.
+- ping: the round trip of N `identity` calls from a worker to the scheduler over a pooled
+  connection (an upper bound of twice the one-way message latency).
+Every part records the 1-minute load average before and after.
+"""
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+
+from distributed import Client, LocalCluster, wait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from overhead_tasks import loop_cpu, read_log, work  # noqa: E402
+
+
+def load():
+    return round(os.getloadavg()[0], 2)
+
+
+def cluster(workers, threads):
+    c = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, memory_limit=0, dashboard_address=None, silence_logs=40)
+    client = Client(c)
+    client.wait_for_workers(workers)
+    client.run(read_log)
+    return c, client
+
+
+def stats(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return {"n": n, "median": statistics.median(xs), "mean": statistics.mean(xs), "trimmed_mean_95": statistics.mean(xs[: max(1, int(n * 0.95))]),
+            "p10": xs[n // 10], "p90": xs[(9 * n) // 10]}
+
+
+def gaps(records):
+    records = sorted(records, key=lambda r: r[1])
+    return [b[1] - a[2] for a, b in zip(records, records[1:])]
+
+
+def local_gap(n):
+    c, client = cluster(1, 1)
+    try:
+        before = load()
+        dsk = {f"map-{i}": (work, f"map-{i}", 0.02) for i in range(n)}
+        wait(client.get(dsk, list(dsk), sync=False))
+        records = [r for rs in client.run(read_log).values() for r in rs]
+        return {"local_gap": stats(gaps(records)), "load": [before, load()]}
+    finally:
+        client.close()
+        c.close()
+
+
+def chain_hop(n):
+    c, client = cluster(1, 1)
+    try:
+        before = load()
+        dsk = {"link-0": (work, "link-0", 0.02)}
+        for i in range(1, n):
+            dsk[f"link-{i}"] = (work, f"link-{i}", 0.02, f"link-{i - 1}")
+        wait(client.get(dsk, [f"link-{n - 1}"], sync=False))
+        records = [r for rs in client.run(read_log).values() for r in rs]
+        return {"chain_hop": stats(gaps(records)), "load": [before, load()]}
+    finally:
+        client.close()
+        c.close()
+
+
+def loop_cpu_per_task(n):
+    c, client = cluster(2, 2)
+    try:
+        before = load()
+        w0 = client.run(loop_cpu)
+        s0 = client.run_on_scheduler(loop_cpu)
+        t0 = time.time()
+        dsk = {f"map-{i}": (work, f"map-{i}", 0.005) for i in range(n)}
+        wait(client.get(dsk, list(dsk), sync=False))
+        wall = time.time() - t0
+        w1 = client.run(loop_cpu)
+        s1 = client.run_on_scheduler(loop_cpu)
+        worker = sum(w1[a] - w0[a] for a in w0) / n
+        return {"worker_loop_cpu_per_task": worker, "scheduler_loop_cpu_per_task": (s1 - s0) / n, "wall": wall, "tasks": n, "load": [before, load()]}
+    finally:
+        client.close()
+        c.close()
+
+
+async def _ping(n, dask_worker=None):
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        await dask_worker.scheduler.identity()
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def ping(n):
+    c, client = cluster(1, 1)
+    try:
+        before = load()
+        times = next(iter(client.run(_ping, n).values()))
+        return {"ping": stats(times[5:]), "load": [before, load()]}
+    finally:
+        client.close()
+        c.close()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tasks", type=int, default=200)
+    p.add_argument("--out")
+    a = p.parse_args()
+    out = {"measured_at": time.strftime("%Y-%m-%d %H:%M"), "tasks": a.tasks}
+    for part in (local_gap, chain_hop, loop_cpu_per_task, ping):
+        out[part.__name__] = part(a.tasks)
+        print(part.__name__, json.dumps(out[part.__name__]), file=sys.stderr, flush=True)
+    text = json.dumps(out, indent=1)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
