@@ -123,11 +123,11 @@ export type WorkerGroupSpec = z.infer<typeof workerGroupSchema>;
 export type MemoryModelSpec = z.infer<typeof memoryModelSchema>;
 export type OverheadsSpec = z.infer<typeof overheadsSchema>;
 
-/** Checks a cluster profile (a parsed object); throws SpecError naming each bad field by its path (prefixed with `where`). */
+/** Checks a cluster profile (a parsed object); throws SpecError naming each bad field by its path (prefixed with `where`, a dotted path). */
 export function validateClusterProfile(input: unknown, where = ""): ClusterProfile {
   const parsed = clusterProfileSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const prefix = where === "" ? [] : [where];
+  const prefix = where === "" ? [] : where.split(".");
   throw new SpecError(parsed.error.issues.map((issue) => `${formatPath([...prefix, ...issue.path])}: ${issue.message}`));
 }
 
