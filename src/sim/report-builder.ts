@@ -21,10 +21,11 @@ export type ReportInputs = Pick<
   | "completion"
   | "stuck"
   | "scheduler"
+  | "cluster"
 > & {
   /** The policy's steal requests (already capped) and how many were left out. */
   steals: { records: StealRecord[]; dropped: number };
-  workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
+  workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean; eventLoopSeconds: number; memoryLimit?: number | null; group?: string }>;
   memory: MemoryMonitor;
 };
 
@@ -157,7 +158,7 @@ export class ReportBuilder {
     // of them (a task cut short, a cause that changed after the last task), at least the makespan
     let runEnd = makespan;
     for (const { worker } of inputs.workerStates) runEnd = Math.max(runEnd, worker.threadTimeAccountedUntil);
-    const perWorker: WorkerSummary[] = inputs.workerStates.map(({ worker, disk, died }, w) => {
+    const perWorker: WorkerSummary[] = inputs.workerStates.map(({ worker, disk, died, eventLoopSeconds, memoryLimit, group }, w) => {
       const threadTime = workerThreadTime(worker, runEnd);
       bytesWritten += disk.totals.bytesWritten;
       bytesRead += disk.totals.bytesRead;
@@ -187,6 +188,9 @@ export class ReportBuilder {
         peakMemoryBytes: inputs.memory.peak[w]!,
         died,
         threadTime,
+        ...(memoryLimit === undefined ? {} : { memoryLimit }),
+        ...(group === undefined ? {} : { group }),
+        eventLoopSeconds,
       };
     });
     const sortedMetrics = [...metrics.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, metric]) => metric);
@@ -215,6 +219,7 @@ export class ReportBuilder {
       taskRecords: this.taskRecords,
       transfers: this.transfers,
       memory: inputs.memory.samples(this.addresses),
+      cluster: inputs.cluster,
     };
     if (inputs.stuck !== undefined) report.stuck = inputs.stuck;
     if (this.taskRecordsDropped > 0) report.taskRecordsDropped = this.taskRecordsDropped;

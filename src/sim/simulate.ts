@@ -144,6 +144,8 @@ class SimulationRun {
   private readonly schedulerLoop: SerialLoop;
   /** Per worker: when its latest batch left the scheduler (batches leave in order). */
   private readonly lastDeparture: Float64Array;
+  /** Workers differ in memory limit (the report then gives each its own). */
+  private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
   private lastActivity = 0;
   /** When a task last finished (in memory or erred): where a stuck run stopped moving. */
@@ -169,6 +171,7 @@ class SimulationRun {
     this.graph = workload.graph;
     this.nworkers = cluster.workers.length;
     this.networkKind = cluster.network;
+    this.heterogeneous = cluster.workers.some((shape) => shape.memoryLimit !== cluster.workers[0]!.memoryLimit);
     const latency = cluster.latency;
     this.stallTimeout = options.stallTimeout ?? 600;
     const addresses = cluster.workers.map((shape) => shape.address);
@@ -523,6 +526,7 @@ class SimulationRun {
       ? `all ${graph.size} tasks finished: ${completed} in memory, ${erred} erred, 0 lost`
       : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.lastProgress)}s — replay with seed ${this.seed}`;
     const stuck = complete ? undefined : this.stuckTasks();
+    const c = this.cluster;
     return this.report.build({
       schemaVersion: REPORT_SCHEMA_VERSION,
       workload: this.workload.name,
@@ -538,7 +542,24 @@ class SimulationRun {
       stuck,
       scheduler: this.schedulerSummary(),
       steals: this.stealRecords(),
-      workerStates: this.workers.map((sim) => ({ worker: sim.worker, disk: sim.disk, died: sim.died })),
+      workerStates: this.workers.map((sim, i) => {
+        const shape = this.cluster.workers[i]!;
+        return {
+          worker: sim.worker,
+          disk: sim.disk,
+          died: sim.died,
+          eventLoopSeconds: this.loops[i]!.busySeconds,
+          ...(this.heterogeneous ? { memoryLimit: shape.memoryLimit } : {}),
+          ...(shape.group === null ? {} : { group: shape.group }),
+        };
+      }),
+      cluster: {
+        network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth },
+        disk: { ...c.disk },
+        overheads: { ...c.overheads },
+        memory: { ...c.memory },
+        schedulerLoopSeconds: this.schedulerLoop.busySeconds,
+      },
       memory: this.memory,
     });
   }
