@@ -19,13 +19,18 @@ export interface Overheads {
   schedulerDecision: number;
 }
 
+/**
+ * Measured on the fidelity set's machine (a 2-core VM, 1-minute load 3.7-4.7), from the raw
+ * dask runs of ../shared/fidelity (fidelity/tools/derive.py) and fidelity/tools/overheads.py;
+ * docs/sim.md, "Overheads", has the figures and how each was split.
+ */
 export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
-  messageLatency: 0.0003,
+  messageLatency: 0.00047,
   schedulerBatch: 0.005,
   workerBatch: 0.002,
-  workerHandling: 0.0008,
+  workerHandling: 0.00117,
   workerMessage: 0.0001,
-  schedulerDecision: 0.0002,
+  schedulerDecision: 0.00075,
 });
 
 export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
