@@ -8,6 +8,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { formatLimit, LIMITS } from "./limits.js";
 import { NETWORK_KINDS } from "./network/registry.js";
+import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
 import { bytes, count, nonNegative, number } from "./spec-fields.js";
 import { formatPath } from "./spec-checks.js";
 import { SpecError } from "./spec-error.js";
@@ -123,11 +124,27 @@ export type WorkerGroupSpec = z.infer<typeof workerGroupSchema>;
 export type MemoryModelSpec = z.infer<typeof memoryModelSchema>;
 export type OverheadsSpec = z.infer<typeof overheadsSchema>;
 
+/** A registered policy's name and options are checked here; a module path when the run loads it. */
+export function schedulerProblem(selection: { name: string; options?: Record<string, string | number | boolean> } | undefined, where = "cluster."): string | null {
+  if (selection === undefined || isPolicyPath(selection.name)) return null;
+  try {
+    resolvePolicy(selection);
+    return null;
+  } catch (error) {
+    if (error instanceof PolicySelectionError) return `${where}scheduler: ${error.message}`;
+    throw error;
+  }
+}
+
 /** Checks a cluster profile (a parsed object); throws SpecError naming each bad field by its path (prefixed with `where`, a dotted path). */
 export function validateClusterProfile(input: unknown, where = ""): ClusterProfile {
   const parsed = clusterProfileSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
   const prefix = where === "" ? [] : where.split(".");
+  if (parsed.success) {
+    const problem = schedulerProblem(parsed.data.scheduler, prefix.length === 0 ? "" : `${formatPath(prefix)}.`);
+    if (problem !== null) throw new SpecError([problem]);
+    return parsed.data;
+  }
   throw new SpecError(parsed.error.issues.map((issue) => `${formatPath([...prefix, ...issue.path])}: ${issue.message}`));
 }
 

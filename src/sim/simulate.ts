@@ -95,7 +95,7 @@ export async function simulate(input: SimInput, options: SimOptions = {}): Promi
   const workersHint = hint?.workers.length ?? DEFAULT_WORKERS;
   const threadsHint = hint?.workers[0]?.nthreads ?? DEFAULT_THREADS;
   const workload = workloadOfInput(input, options, seed, workersHint, threadsHint);
-  const run = new SimulationRun(workload, options, seed, clusterOf(workload.cluster, profile, options), await schedulerPolicy(options.scheduler ?? workload.cluster.scheduler));
+  const run = new SimulationRun(workload, options, seed, clusterOf(workload.cluster, profile, options), await schedulerPolicy(options.scheduler ?? profile?.scheduler ?? workload.cluster.scheduler));
   return run.execute();
 }
 
@@ -140,10 +140,6 @@ class SimulationRun {
   private readonly toWorker: BatchedLink[] = [];
   private readonly toScheduler: BatchedLink[] = [];
   private readonly loops: SerialLoop[] = [];
-  /** The scheduler's own loop: the cost of deciding where each task goes. */
-  private readonly schedulerLoop: SerialLoop;
-  /** Per worker: when its latest batch left the scheduler (batches leave in order). */
-  private readonly lastDeparture: Float64Array;
   /** Workers differ in memory limit (the report then gives each its own). */
   private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
@@ -211,8 +207,6 @@ class SimulationRun {
       options.memorySamplesPerWorker ?? 500,
     );
     const overheads = cluster.overheads;
-    this.schedulerLoop = new SerialLoop(this.clock);
-    this.lastDeparture = new Float64Array(this.nworkers);
     for (let i = 0; i < this.nworkers; i++) {
       this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
       this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency));
@@ -235,7 +229,7 @@ class SimulationRun {
           throw error;
         }),
       },
-      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000 },
+      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000, decisionCost: cluster.overheads.schedulerDecision },
     );
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
@@ -336,22 +330,10 @@ class SimulationRun {
     this.scheduler.handleMessage(worker, message);
   }
 
-  /**
-   * The scheduler's batch for a worker: it leaves once the scheduler has decided its tasks
-   * (schedulerDecision per task, one decision at a time, batches in order), goes over the
-   * stream, and is handled once the worker's event loop has got through it.
-   */
+  /** The scheduler's batch for a worker (sent once its tasks are decided): over the stream, then handled once the worker's event loop has got through it. */
   private deliver(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
     if (this.workers[worker]!.died) return;
-    let decisions = 0;
-    for (const event of events) if (event.kind === "ComputeTaskEvent") decisions++;
-    const now = this.clock.now();
-    const leaves = Math.max(now + this.schedulerLoop.reserve(decisions * this.cluster.overheads.schedulerDecision), this.lastDeparture[worker]!);
-    this.lastDeparture[worker] = leaves;
-    const link = this.toWorker[worker]!;
-    const arrive = (): void => this.arrive(worker, events);
-    if (leaves <= now) link.send(arrive);
-    else this.clock.setTimer(leaves, () => link.send(arrive));
+    this.toWorker[worker]!.send(() => this.arrive(worker, events));
   }
 
   private arrive(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
@@ -558,7 +540,7 @@ class SimulationRun {
         disk: { ...c.disk },
         overheads: { ...c.overheads },
         memory: { ...c.memory },
-        schedulerLoopSeconds: this.schedulerLoop.busySeconds,
+        schedulerLoopSeconds: this.scheduler.decisionSeconds,
       },
       memory: this.memory,
     });

@@ -5,8 +5,7 @@ import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { formatLimit, LIMITS } from "./limits.js";
-import { clusterSchema } from "./cluster-spec.js";
-import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
+import { clusterSchema, schedulerProblem } from "./cluster-spec.js";
 import { SpecError } from "./spec-error.js";
 import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
 import { checkTaskTable, TASK_TABLE_FIELD, taskTableSchema, type TaskRow } from "./task-table.js";
@@ -220,18 +219,6 @@ export function validateSpec(input: unknown): WorkloadSpec {
   if (scheduler !== null) problems.push(scheduler);
   if (problems.length > 0) throw new SpecError(problems);
   return parsed.data;
-}
-
-/** A registered policy's name and options are checked here; a module path when the run loads it. */
-function schedulerProblem(selection: { name: string; options?: Record<string, string | number | boolean> } | undefined): string | null {
-  if (selection === undefined || isPolicyPath(selection.name)) return null;
-  try {
-    resolvePolicy(selection);
-    return null;
-  } catch (error) {
-    if (error instanceof PolicySelectionError) return `cluster.scheduler: ${error.message}`;
-    throw error;
-  }
 }
 
 function validateTaskTableSpec(input: Record<string, unknown>): WorkloadSpec {

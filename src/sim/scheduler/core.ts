@@ -38,6 +38,12 @@ export interface SchedulerOptions {
   seed?: number;
   /** At most this many steal events are kept (default 100,000; the rest are counted). */
   maxStealRecords?: number;
+  /**
+   * Seconds of the scheduler's event loop per task it sends (its decision and the message;
+   * the overheads' schedulerDecision). One decision at a time: a worker's batch leaves once its
+   * tasks are decided, batches in order. Needs the host's `now` and `setTimer` (default 0).
+   */
+  decisionCost?: number;
 }
 
 export interface SchedulerHost {
@@ -72,6 +78,13 @@ export class SchedulerCore extends Lifecycle {
   private stimulusCounter = 0;
   private flushRequested = false;
   private stopped = false;
+  private readonly decisionCost: number;
+  /** When the scheduler's loop is done with the decisions booked so far. */
+  private decidedUntil = 0;
+  /** Per worker: when its latest batch left (batches leave in order). */
+  private readonly lastDeparture: Float64Array;
+  /** Seconds the scheduler's loop spent on decisions (decisionCost per task sent). */
+  decisionSeconds = 0;
 
   constructor(
     graph: TaskGraph,
@@ -85,6 +98,8 @@ export class SchedulerCore extends Lifecycle {
     if (host.now !== undefined) cluster.setClock(host.now);
     this.queue = new TaskQueue(graph.order);
     this.outbox = new Outbox(workers.length, () => this.stimulus("free-keys"));
+    this.decisionCost = options.decisionCost ?? 0;
+    this.lastDeparture = new Float64Array(workers.length);
     this.steals = new StealLedger(options.maxStealRecords ?? 100_000);
     const resolved = resolvePolicy(options.policy);
     this.policyName = resolved.name;
@@ -199,14 +214,32 @@ export class SchedulerCore extends Lifecycle {
     });
   }
 
-  /** Delivers every worker's pending events, in worker order. */
+  /** Delivers every worker's pending events, in worker order (once their tasks are decided, with a decision cost). */
   flush(): void {
     this.flushRequested = false;
     if (this.failure !== null) return; // what a failed stimulus half-did never reaches a worker
-    this.outbox.flush(
-      (w, events) => this.host.deliver(w, events),
-      (w) => this.cluster.workers[w]!.status === "closed",
-    );
+    const closed = (w: number): boolean => this.cluster.workers[w]!.status === "closed";
+    const { now, setTimer } = this.host;
+    if (this.decisionCost === 0 || now === undefined || setTimer === undefined) {
+      this.outbox.flush((w, events) => this.host.deliver(w, events), closed);
+      return;
+    }
+    this.outbox.flush((w, events) => {
+      const at = now();
+      let decisions = 0;
+      for (const event of events) if (event.kind === "ComputeTaskEvent") decisions++;
+      if (decisions > 0) {
+        this.decidedUntil = Math.max(this.decidedUntil, at) + decisions * this.decisionCost;
+        this.decisionSeconds += decisions * this.decisionCost;
+      }
+      // The loop is one thread: a batch with nothing to decide still leaves after the decisions booked before it.
+      const leaves = Math.max(this.decidedUntil, at, this.lastDeparture[w]!);
+      this.lastDeparture[w] = leaves;
+      if (leaves <= at) this.host.deliver(w, events);
+      else setTimer.call(this.host, leaves, () => {
+        if (!closed(w)) this.host.deliver(w, events);
+      });
+    }, closed);
   }
 
   // ---- message handlers ----
