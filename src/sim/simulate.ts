@@ -238,7 +238,10 @@ class SimulationRun {
   }
 
   private createWorker(index: number, address: string, diskParameters: DiskParameters): SimWorker {
-    const disk = new VirtualDisk(this.clock, diskParameters);
+    // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
+    const loop = this.loops[index]!;
+    const disk = new VirtualDisk(this.clock, diskParameters, loop.doneCost > 0 ? (seconds) => void loop.reserve(seconds) : undefined);
+
     const limit = this.cluster.workers[index]!.memoryLimit;
     const target = this.cluster.memory.target;
     const collectSpans = this.options.collectSpans === true;

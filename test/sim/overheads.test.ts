@@ -102,6 +102,27 @@ describe("the worker's handling cost", () => {
     const gatherOther = report.metrics.filter((m) => m.name[0] === "gather-dep" && m.name.at(-2) === "other").reduce((s, m) => s + m.value, 0);
     expect(gatherOther).toBeCloseTo(h, 7);
   });
+
+  it("is busy while it spills: a disk write on the loop delays the next done event by its service time", async () => {
+    // One thread, three tasks of 0.1 s keeping 10 MB, 55 MB of unmanaged memory against a 100 MB
+    // limit: the second task's done event crosses 70 % and spills two values (20 MB, 0.2 s of disk)
+    // on the loop; the third task's done event, 0.1 s later, waits the other 0.1 s for it.
+    const builder = new GraphBuilder();
+    for (let i = 0; i < 3; i++) builder.addTask({ key: `keep-${i}`, prefix: "keep", duration: 0.1, nbytes: 10e6 });
+    const workload: Workload = { name: "keep", description: "", graph: builder.build("keep"), faults: [], cluster: {} };
+    const h = 0.01;
+    const run = (workerHandling: number) =>
+      simulate(workload, {
+        workers: 1, threads: 1, network: "instant", memoryLimit: 100e6, disk: { bandwidth: 100e6, latency: 0 },
+        cluster: { overheads: { ...NO_OVERHEADS, workerHandling }, memory: { monitorInterval: 0, unmanaged: 55e6, unmanagedPerTask: 0 } },
+      });
+    const { report } = await run(h);
+    expect(report.spill.bytesWritten).toBe(20e6);
+    expect(metric(report, "execute", "keep", "other", "seconds")).toBeCloseTo(3 * h + 0.1, 6);
+    expect(report.perWorker[0]!.eventLoopSeconds).toBeCloseTo(3 * h + 0.2, 9);
+    // Without an event-loop model the disk costs no loop time.
+    expect(metric((await run(0)).report, "execute", "keep", "other", "seconds")).toBe(0);
+  });
 });
 
 describe("BatchedSend windows", () => {
