@@ -64,6 +64,7 @@ const clusterSummary = z.object({
     workerHandling: nonNegative,
     workerMessage: nonNegative,
     schedulerDecision: nonNegative,
+    schedulerMessage: nonNegative,
   }),
   memory: z.object({ target: fraction, spill: fraction, pause: fraction, terminate: fraction, unmanaged: nonNegative, unmanagedPerTask: nonNegative, monitorInterval: nonNegative }),
   schedulerLoopSeconds: nonNegative,

@@ -64,6 +64,7 @@ export const overheadsSchema = z
     workerHandling: seconds.optional(),
     workerMessage: seconds.optional(),
     schedulerDecision: seconds.optional(),
+    schedulerMessage: seconds.optional(),
   })
   .strict();
 

@@ -19,16 +19,18 @@ export class BatchedLink {
   private timerSet = false;
   private closed = false;
 
+  /** `arrival`: how an arrived batch is run (default: at once); the receiver's loop may charge for reading it. */
   constructor(
     private readonly clock: WorkerClock,
     private readonly interval: number,
     private readonly latency: number,
+    private readonly arrival: (run: () => void) => void = (run) => run(),
   ) {}
 
   send(thunk: () => void): void {
     if (this.closed) return;
     if (this.interval === 0 && this.latency === 0) {
-      thunk();
+      this.arrival(thunk);
       return;
     }
     this.buffer.push(thunk);
@@ -55,10 +57,11 @@ export class BatchedLink {
     const batch = this.buffer;
     this.buffer = [];
     this.nextWrite = now + this.interval;
-    const arrive = (): void => {
+    const run = (): void => {
       if (this.closed) return;
       for (const thunk of batch) thunk();
     };
+    const arrive = (): void => this.arrival(run);
     if (this.latency === 0) arrive();
     else this.clock.setTimer(now + this.latency, arrive);
   }

@@ -15,8 +15,10 @@ export interface Overheads {
   workerHandling: number;
   /** Seconds of a worker's event loop per message op from the scheduler (compute-task, free-keys, …). */
   workerMessage: number;
-  /** Seconds of the scheduler's event loop per task it sends to a worker (its decision and the message), one at a time. */
+  /** Seconds of the scheduler's event loop per task it sends to a worker (handling what made it ready, deciding, the compute-task), one at a time. */
   schedulerDecision: number;
+  /** Seconds of the scheduler's event loop per message batch it reads from or writes to a worker's stream. */
+  schedulerMessage: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
   workerHandling: 0.00117,
   workerMessage: 0.0001,
   schedulerDecision: 0.00075,
+  schedulerMessage: 0,
 });
 
 export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
@@ -40,4 +43,5 @@ export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
   workerHandling: 0,
   workerMessage: 0,
   schedulerDecision: 0,
+  schedulerMessage: 0,
 });

@@ -209,7 +209,8 @@ class SimulationRun {
     const overheads = cluster.overheads;
     for (let i = 0; i < this.nworkers; i++) {
       this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
-      this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency));
+      // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
+      this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency, (run) => this.readBatch(run)));
       this.loops.push(new SerialLoop(this.clock, overheads.workerHandling));
     }
     const keepOutputs = options.keepOutputs ?? true;
@@ -229,7 +230,7 @@ class SimulationRun {
           throw error;
         }),
       },
-      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000, decisionCost: cluster.overheads.schedulerDecision },
+      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000, decisionCost: cluster.overheads.schedulerDecision, messageCost: cluster.overheads.schedulerMessage },
     );
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
@@ -241,7 +242,6 @@ class SimulationRun {
     // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
     const loop = this.loops[index]!;
     const disk = new VirtualDisk(this.clock, diskParameters, loop.doneCost > 0 ? (seconds) => void loop.reserve(seconds) : undefined);
-
     const limit = this.cluster.workers[index]!.memoryLimit;
     const target = this.cluster.memory.target;
     const collectSpans = this.options.collectSpans === true;
@@ -325,6 +325,12 @@ class SimulationRun {
     if (transfer.outcome !== "ok") return;
     const to = this.addressIndex.get(transfer.to);
     if (to !== undefined) this.scheduler.cluster.observeTransfer(to, transfer.bytes, transfer.end - transfer.start);
+  }
+
+  private readBatch(run: () => void): void {
+    const wait = this.scheduler.loopDelay(this.cluster.overheads.schedulerMessage);
+    if (wait <= 0) run();
+    else this.clock.setTimer(this.clock.now() + wait, run);
   }
 
   private receive(worker: number, message: SendMessageToScheduler): void {

@@ -189,6 +189,23 @@ describe("the scheduler's decision cost", () => {
     expect(starts.map((t) => Math.round(t * 1e6) / 1e6)).toEqual([s, 2 * s, 3 * s, 4 * s]);
   });
 
+  it("costs schedulerMessage per batch it reads or writes: a chain hop pays it twice", async () => {
+    const c = 0.01;
+    const n = 5;
+    const { report } = await simulate(chain(n, 0.1), { workers: 1, threads: 1, network: "instant", cluster: only({ schedulerMessage: c }) });
+    const records = report.taskRecords;
+    // the first batch is written (c); every hop reads a task-finished batch and writes the next compute-task
+    expect(records[0]!.start).toBeCloseTo(c, 12);
+    for (let i = 1; i < n; i++) expect(records[i]!.start - records[i - 1]!.end).toBeCloseTo(2 * c, 12);
+  });
+
+  it("decides the tasks of one batch one after the other, and writes the batch once", async () => {
+    // 4 tasks for one worker with 4 threads, all sent in one batch: 4 decisions and one write
+    const { report } = await simulate(independent(4, 1), { workers: 1, threads: 4, network: "instant", cluster: only({ schedulerDecision: 0.01, schedulerMessage: 0.005 }) });
+    for (const record of report.taskRecords) expect(record.start).toBeCloseTo(0.045, 12);
+    expect(report.cluster.schedulerLoopSeconds).toBeCloseTo(0.045 + 4 * 0.005, 12);
+  });
+
   it("a serial loop books work in arrival order; work that costs nothing waits its turn", () => {
     const clock = new VirtualClock();
     const loop = new SerialLoop(clock, 0.5);

@@ -44,6 +44,8 @@ export interface SchedulerOptions {
    * tasks are decided, batches in order. Needs the host's `now` and `setTimer` (default 0).
    */
   decisionCost?: number;
+  /** Seconds of the scheduler's event loop per message batch it writes to a worker (the overheads' schedulerMessage; default 0). */
+  messageCost?: number;
 }
 
 export interface SchedulerHost {
@@ -79,11 +81,12 @@ export class SchedulerCore extends Lifecycle {
   private flushRequested = false;
   private stopped = false;
   private readonly decisionCost: number;
+  private readonly messageCost: number;
   /** When the scheduler's loop is done with the decisions booked so far. */
   private decidedUntil = 0;
   /** Per worker: when its latest batch left (batches leave in order). */
   private readonly lastDeparture: Float64Array;
-  /** Seconds the scheduler's loop spent on decisions (decisionCost per task sent). */
+  /** Seconds booked on the scheduler's loop: decisions, and message batches read and written. */
   decisionSeconds = 0;
 
   constructor(
@@ -99,6 +102,7 @@ export class SchedulerCore extends Lifecycle {
     this.queue = new TaskQueue(graph.order);
     this.outbox = new Outbox(workers.length, () => this.stimulus("free-keys"));
     this.decisionCost = options.decisionCost ?? 0;
+    this.messageCost = options.messageCost ?? 0;
     this.lastDeparture = new Float64Array(workers.length);
     this.steals = new StealLedger(options.maxStealRecords ?? 100_000);
     const resolved = resolvePolicy(options.policy);
@@ -220,7 +224,7 @@ export class SchedulerCore extends Lifecycle {
     if (this.failure !== null) return; // what a failed stimulus half-did never reaches a worker
     const closed = (w: number): boolean => this.cluster.workers[w]!.status === "closed";
     const { now, setTimer } = this.host;
-    if (this.decisionCost === 0 || now === undefined || setTimer === undefined) {
+    if ((this.decisionCost === 0 && this.messageCost === 0) || now === undefined || setTimer === undefined) {
       this.outbox.flush((w, events) => this.host.deliver(w, events), closed);
       return;
     }
@@ -228,18 +232,29 @@ export class SchedulerCore extends Lifecycle {
       const at = now();
       let decisions = 0;
       for (const event of events) if (event.kind === "ComputeTaskEvent") decisions++;
-      if (decisions > 0) {
-        this.decidedUntil = Math.max(this.decidedUntil, at) + decisions * this.decisionCost;
-        this.decisionSeconds += decisions * this.decisionCost;
-      }
-      // The loop is one thread: a batch with nothing to decide still leaves after the decisions booked before it.
-      const leaves = Math.max(this.decidedUntil, at, this.lastDeparture[w]!);
+      this.loopDelay(decisions * this.decisionCost + this.messageCost);
+      // The loop is one thread: a batch leaves after everything booked before it, in order.
+      const leaves = Math.max(this.decidedUntil, this.lastDeparture[w]!);
       this.lastDeparture[w] = leaves;
       if (leaves <= at) this.host.deliver(w, events);
       else setTimer.call(this.host, leaves, () => {
         if (!closed(w)) this.host.deliver(w, events);
       });
     }, closed);
+  }
+
+  /**
+   * Books `seconds` of the scheduler's event loop (one thread: after what is booked already)
+   * and says how long from now until it is done: the host charges reading a message batch
+   * with it, flush() the decisions and the writes.
+   */
+  loopDelay(seconds: number): number {
+    const at = this.host.now?.() ?? 0;
+    if (seconds > 0) {
+      this.decidedUntil = Math.max(this.decidedUntil, at) + seconds;
+      this.decisionSeconds += seconds;
+    }
+    return Math.max(0, this.decidedUntil - at);
   }
 
   // ---- message handlers ----
