@@ -12,6 +12,12 @@ dashboard, the fidelity set's settings) and prints one JSON object:
 - worker_loop_cpu_per_task / scheduler_loop_cpu_per_task: the CPU seconds of the worker's
   and the scheduler's event-loop threads (time.thread_time on the loop, via client.run and
   run_on_scheduler) per task, over a map of N tasks on 2 workers x 2 threads.
+- scheduler_throughput: 4 workers x 1 thread, N tasks that take no time, all sent at once
+  (worker-saturation inf): the wall time per task from the first start to the last end, which
+  the scheduler's serial loop bounds from below (the four worker loops share the rest).
+- graph (with --graph FILE, a compiled graph from `sim.mjs dump`, as the fidelity driver runs
+  it on its cluster): the CPU of the scheduler's and the workers' loop threads per task while
+  it runs, and its makespan.
 - ping: the round trip of N `identity` calls from a worker to the scheduler over a pooled
   connection (an upper bound of twice the one-way message latency).
 Every part records the 1-minute load average before and after.
@@ -27,7 +33,7 @@ import time
 from distributed import Client, LocalCluster, wait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from overhead_tasks import loop_cpu, read_log, work  # noqa: E402
+from overhead_tasks import build, loop_cpu, read_log, work  # noqa: E402
 
 
 def load():
@@ -101,6 +107,48 @@ def loop_cpu_per_task(n):
         c.close()
 
 
+def scheduler_throughput(n):
+    import dask
+
+    with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}):
+        c, client = cluster(4, 1)
+        try:
+            before = load()
+            s0 = client.run_on_scheduler(loop_cpu)
+            dsk = {f"noop-{i}": (work, f"noop-{i}", 0.0) for i in range(n)}
+            wait(client.get(dsk, list(dsk), sync=False))
+            s1 = client.run_on_scheduler(loop_cpu)
+            records = [r for rs in client.run(read_log).values() for r in rs]
+            span = max(r[2] for r in records) - min(r[1] for r in records)
+            return {"wall_per_task": span / n, "scheduler_loop_cpu_per_task": (s1 - s0) / n, "tasks": n, "load": [before, load()]}
+        finally:
+            client.close()
+            c.close()
+
+
+def graph_cpu(path):
+    with open(path) as f:
+        graph = json.load(f)
+    c = graph.get("cluster", {})
+    cl, client = cluster(c.get("workers", 2), c.get("threads", 2))
+    try:
+        before = load()
+        dsk = {t["key"]: (build, t["key"], float(t["duration"]), int(t["nbytes"]), *t["deps"]) for t in graph["tasks"]}
+        outputs = [t["key"] for t in graph["tasks"] if t["output"]]
+        w0 = client.run(loop_cpu)
+        s0 = client.run_on_scheduler(loop_cpu)
+        wait(client.get(dsk, outputs, sync=False))
+        w1 = client.run(loop_cpu)
+        s1 = client.run_on_scheduler(loop_cpu)
+        records = [r for rs in client.run(read_log).values() for r in rs]
+        n = len(graph["tasks"])
+        return {"graph": graph["name"], "tasks": n, "makespan": max(r[2] for r in records) - min(r[1] for r in records),
+                "scheduler_loop_cpu_per_task": (s1 - s0) / n, "worker_loop_cpu_per_task": sum(w1[a] - w0[a] for a in w0) / n, "load": [before, load()]}
+    finally:
+        client.close()
+        cl.close()
+
+
 async def _ping(n, dask_worker=None):
     times = []
     for _ in range(n):
@@ -125,11 +173,18 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tasks", type=int, default=200)
     p.add_argument("--out")
+    p.add_argument("--parts", help="comma-separated parts to run (default: all; none with --graph)")
+    p.add_argument("--graph", action="append", help="a compiled graph (sim.mjs dump) to measure the loops' CPU on; repeatable")
     a = p.parse_args()
     out = {"measured_at": time.strftime("%Y-%m-%d %H:%M"), "tasks": a.tasks}
-    for part in (local_gap, chain_hop, loop_cpu_per_task, ping):
+    parts = {p.__name__: p for p in (local_gap, chain_hop, loop_cpu_per_task, scheduler_throughput, ping)}
+    chosen = a.parts.split(",") if a.parts else ([] if a.graph else list(parts))
+    for part in (parts[name] for name in chosen):
         out[part.__name__] = part(a.tasks)
         print(part.__name__, json.dumps(out[part.__name__]), file=sys.stderr, flush=True)
+    for path in a.graph or []:
+        out.setdefault("graphs", []).append(graph_cpu(path))
+        print("graph", json.dumps(out["graphs"][-1]), file=sys.stderr, flush=True)
     text = json.dumps(out, indent=1)
     if a.out:
         with open(a.out, "w") as f:

@@ -27,12 +27,12 @@ export interface Overheads {
  * docs/sim.md, "Overheads", has the figures and how each was split.
  */
 export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
-  messageLatency: 0.00047,
+  messageLatency: 0.00054,
   schedulerBatch: 0.005,
   workerBatch: 0.002,
   workerHandling: 0.00117,
   workerMessage: 0.0001,
-  schedulerDecision: 0.00075,
+  schedulerDecision: 0.00062,
   schedulerMessage: 0,
 });
 
