@@ -6,8 +6,12 @@
 // runs, min-max), with the bars of issue 15 (makespan ±5 %, transfers and bytes ±15 %, spill
 // ±15 %). check.sh compares only the makespan.
 //
-//   node scripts/fidelity.mjs [--cluster PROFILE] [--json FILE] [--spanwork CHECKOUT] [SET ...]
+//   node scripts/fidelity.mjs [--cluster PROFILE] [--replay] [--json FILE] [--spanwork CHECKOUT] [SET ...]
 //
+// --replay: simulate each case as a per-task table (taskTable) of the graph dask ran, every
+// task with the median of its measured durations over the real runs instead of its nominal
+// one: the tasks' own overrun (sleeps that wake late, bytes built under load) is then out of
+// the comparison, and what is left is the model's.
 // --spanwork: simulate with another checkout's sources (e.g. main, for a before/after table).
 // SET: a fidelity folder (default: ../shared/fidelity when it exists, and fidelity/). The
 // disk of a set comes from its calibration.json when it has one (as check.sh does), unless
@@ -25,13 +29,15 @@ const args = process.argv.slice(2);
 let profilePath = null;
 let jsonPath = null;
 let checkout = root;
+let replay = false;
 const sets = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--cluster") profilePath = args[++i];
   else if (args[i] === "--spanwork") checkout = resolve(args[++i]);
+  else if (args[i] === "--replay") replay = true;
   else if (args[i] === "--json") jsonPath = args[++i];
   else if (args[i] === "-h" || args[i] === "--help") {
-    console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 15).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+    console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 20).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
     process.exit(0);
   } else if (args[i].startsWith("--")) {
     console.error(`unknown option ${args[i]}`);
@@ -46,6 +52,24 @@ if (sets.length === 0) {
 const spanwork = await import(join(checkout, "src", "index.ts"));
 const profile = profilePath === null ? undefined : spanwork.loadClusterProfile(resolve(profilePath));
 
+/** The graph dask ran as a per-task table, each task with the median of its measured durations. */
+function replayed(set, tag, nominal) {
+  const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
+  const raw = JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8"));
+  const measured = new Map();
+  for (const run of raw.runs) for (const t of run.task_records) (measured.get(t.key) ?? measured.set(t.key, []).get(t.key)).push(t.end - t.start);
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const taskTable = graph.tasks.map((t) => ({
+    key: t.key,
+    prefix: t.prefix,
+    duration: measured.has(t.key) ? median(measured.get(t.key)) : t.duration,
+    outputSize: t.nbytes,
+    dependencies: t.deps,
+    output: t.output,
+  }));
+  return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };
+}
+
 const pct = (sim, real) => (real === 0 ? (sim === 0 ? 0 : Infinity) : (sim / real - 1) * 100);
 const fmtErr = (e) => (e === Infinity ? "n/a" : `${e >= 0 ? "+" : ""}${e.toFixed(1)}%`);
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
@@ -56,7 +80,8 @@ for (const set of sets) {
   const files = readdirSync(join(set, "real")).filter((f) => f.endsWith(".json")).sort();
   for (const file of files) {
     const real = JSON.parse(readFileSync(join(set, "real", file), "utf8"));
-    const spec = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.name}.json`));
+    const nominal = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.name}.json`));
+    const spec = replay ? replayed(set, `${real.name}-s${real.seed}`, nominal) : nominal;
     const options = { seed: real.seed };
     if (profile !== undefined) options.cluster = profile;
     else if (calibration?.disk) options.disk = calibration.disk;
@@ -131,5 +156,5 @@ console.log(line("makespan", BARS.makespan, "makespan"));
 console.log(line("transfers", BARS.transfers, "transfers"));
 console.log(line("bytes", BARS.bytes, "bytes moved"));
 console.log(line("spilled", BARS.spill, "spilled bytes"));
-console.log(`profile: ${profilePath ?? "none (defaults; each set's calibrated disk)"}`);
+console.log(`profile: ${profilePath ?? "none (defaults; each set's calibrated disk)"}${replay ? "; replayed with the measured task durations" : ""}`);
 if (jsonPath !== null) writeFileSync(jsonPath, JSON.stringify(rows, null, 1) + "\n");
