@@ -94,4 +94,8 @@ export class SerialLoop implements EventLoopModel {
   handlingDelay(): number {
     return this.reserve(this.doneCost);
   }
+
+  idleIn(): number {
+    return this.reserve(0);
+  }
 }

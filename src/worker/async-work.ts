@@ -26,6 +26,8 @@ export interface WorkerCore {
   readonly work: WorkTracker;
   /** Seconds a done event waits for the event loop before it is handled (WorkerOptions.eventLoop; 0 without one). */
   doneEventDelay(): number;
+  /** Seconds until the event loop is through its booked work (WorkerOptions.eventLoop's idleIn; 0 without one). */
+  loopIdleIn(): number;
   /** False once close() began: no done event is handled any more. */
   isRunning(): boolean;
   /** A fresh stimulus id, `<name>-<n>`. */

@@ -229,6 +229,13 @@ export interface WorkerOptions {
 export interface EventLoopModel {
   /** Seconds from now until the loop has handled one more stimulus (its queue plus its cost); reserves that time. */
   handlingDelay(): number;
+  /**
+   * Seconds from now until the loop has got through the work booked so far, booking nothing.
+   * An Execute instruction's task starts then: asyncio runs ready callbacks in order, so the
+   * coroutine that reads a task's arguments and hands it to a thread waits for what was
+   * queued before it (other done events, spilling). Optional: without it, tasks start at once.
+   */
+  idleIn?(): number;
 }
 
 // ---- metrics ---------------------------------------------------------------------------------

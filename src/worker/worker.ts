@@ -125,6 +125,7 @@ export class Worker implements DataServer {
       roots: this.#roots,
       work: this.#work,
       doneEventDelay: eventLoop === undefined ? () => 0 : () => eventLoop.handlingDelay(),
+      loopIdleIn: eventLoop?.idleIn === undefined ? () => 0 : eventLoop.idleIn.bind(eventLoop),
       isRunning: () => this.#status === "running",
       stimulusId: (name) => this.#stimulusId(name),
       handleStimulus: (event) => this.#loop.handle(event, stimulusRoot(event.kind), "ok", null, false),

@@ -123,6 +123,27 @@ describe("the worker's handling cost", () => {
     // Without an event-loop model the disk costs no loop time.
     expect(metric((await run(0)).report, "execute", "keep", "other", "seconds")).toBe(0);
   });
+
+  it("starts a task once the loop is through what was queued before it: the spill of the done event that starts it comes first", async () => {
+    // One thread, 35 MB per task, a 100 MB limit: the second task's done event puts managed
+    // memory at 70 MB > 60 % and the SpillBuffer writes the first value (0.35 s) inside the
+    // handling, as dask's data[key] = value does; the third task, which that handling starts,
+    // starts after the write (dask: its coroutine runs after the handler returns).
+    const builder = new GraphBuilder();
+    for (let i = 0; i < 3; i++) builder.addTask({ key: `keep-${i}`, prefix: "keep", duration: 0.1, nbytes: 35e6 });
+    const workload: Workload = { name: "keep", description: "", graph: builder.build("keep"), faults: [], cluster: {} };
+    const h = 0.01;
+    const { report } = await simulate(workload, {
+      workers: 1, threads: 1, network: "instant", memoryLimit: 100e6, disk: { bandwidth: 100e6, latency: 0 },
+      cluster: { overheads: { ...NO_OVERHEADS, workerHandling: h }, memory: { monitorInterval: 0, unmanaged: 0, unmanagedPerTask: 0 } },
+    });
+    expect(report.spill.bytesWritten).toBe(70e6); // and the third's done event spills the second
+    const starts = report.taskRecords.map((r) => r.start);
+    expect(starts[1]).toBeCloseTo(0.1 + h, 9);
+    expect(starts[2]).toBeCloseTo(0.2 + 2 * h + 0.35, 9);
+    // the wait is inside the third task's execute root: its `other` time
+    expect(metric(report, "execute", "keep", "other", "seconds")).toBeCloseTo(3 * h + 0.35, 6);
+  });
 });
 
 describe("BatchedSend windows", () => {
