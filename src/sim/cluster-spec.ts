@@ -2,9 +2,6 @@
 // overheads and memory model — as the `cluster` section of a workload spec and as a
 // standalone profile file (`--cluster FILE`), so a cluster calibrated once can be reused
 // across workloads. docs/sim.md, "Clusters and profiles". How the layers combine: cluster.ts.
-import { readFileSync } from "node:fs";
-import { extname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { formatLimit, LIMITS } from "./limits.js";
 import { NETWORK_KINDS } from "./network/registry.js";
@@ -12,6 +9,7 @@ import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/r
 import { bytes, count, nonNegative, number } from "./spec-fields.js";
 import { formatPath } from "./spec-checks.js";
 import { SpecError } from "./spec-error.js";
+import { loadDataFile } from "./spec-file.js";
 
 const workerCount = count.max(LIMITS.workers, `expected at most ${formatLimit(LIMITS.workers)} workers`);
 const threadCount = count.max(LIMITS.threads, `expected at most ${formatLimit(LIMITS.threads)} threads`);
@@ -151,24 +149,5 @@ export function validateClusterProfile(input: unknown, where = ""): ClusterProfi
 
 /** Reads a cluster profile file: JSON (.json) or YAML (anything else); errors are prefixed with the path. */
 export function loadClusterProfile(path: string): ClusterProfile {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  } catch (error) {
-    throw new SpecError([`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`]);
-  }
-  const json = extname(path).toLowerCase() === ".json";
-  let data: unknown;
-  try {
-    data = json ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new SpecError([`${path}: not valid ${json ? "JSON" : "YAML"}: ${(error as Error).message.split("\n")[0]}`]);
-  }
-  try {
-    return validateClusterProfile(data ?? {});
-  } catch (error) {
-    if (error instanceof SpecError) throw new SpecError(error.issues.map((issue) => `${path}: ${issue}`));
-    throw error;
-  }
+  return loadDataFile(path, (data) => validateClusterProfile(data ?? {}));
 }

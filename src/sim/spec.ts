@@ -1,12 +1,10 @@
 // Workload spec files (JSON or YAML): the schema, its validation with errors that name the
 // path of the bad field, and loading from disk. docs/sim.md documents the format.
-import { readFileSync } from "node:fs";
-import { extname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { formatLimit, LIMITS } from "./limits.js";
 import { clusterSchema, schedulerProblem } from "./cluster-spec.js";
 import { SpecError } from "./spec-error.js";
+import { loadDataFile } from "./spec-file.js";
 import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
 import { checkTaskTable, TASK_TABLE_FIELD, taskTableSchema, type TaskRow } from "./task-table.js";
 import { bytes, count, index, isPlainObject, nonNegative, parseInto, positive, probability } from "./spec-fields.js";
@@ -240,27 +238,10 @@ function validateTaskTableSpec(input: Record<string, unknown>): WorkloadSpec {
 
 /** Reads a JSON (.json) or YAML (anything else) workload file and validates it. */
 export function loadWorkloadFile(path: string): WorkloadSpec {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-    // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse would reject it.
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  } catch (error) {
-    throw new SpecError([`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`]);
-  }
-  let data: unknown;
-  try {
-    data = extname(path).toLowerCase() === ".json" ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new SpecError([`${path}: not valid ${extname(path).toLowerCase() === ".json" ? "JSON" : "YAML"}: ${(error as Error).message.split("\n")[0]}`]);
-  }
-  try {
+  return loadDataFile(path, (data) => {
     const spec = validateSpec(data);
     return spec.name === undefined ? { ...spec, name: baseName(path) } : spec;
-  } catch (error) {
-    if (error instanceof SpecError) throw new SpecError(error.issues.map((issue) => `${path}: ${issue}`));
-    throw error;
-  }
+  });
 }
 
 function baseName(path: string): string {
