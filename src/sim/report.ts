@@ -50,7 +50,7 @@ export interface WorkerSummary {
   memoryLimit?: number | null;
   /** Its group's name, when its group has one. */
   group?: string;
-  /** Seconds its event loop spent on done events and scheduler messages (the overheads' workerHandling and workerMessage). */
+  /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage) and spilled data read or written (the disk's service time). */
   eventLoopSeconds: number;
 }
 
