@@ -1,6 +1,8 @@
 import { NETWORK_KINDS, NETWORK_MODELS, type NetworkKind } from "../sim/network/registry.js";
+import { formatLimit, LIMITS } from "../sim/limits.js";
 import { isRegistryName } from "../util/registry.js";
 import { CliUsageError } from "./errors.js";
+import { parseSize } from "./parse-size.js";
 
 const WHOLE_NUMBER = /^\d+$/;
 
@@ -23,4 +25,29 @@ export function parseNetworkModel(text: string, option = "--network"): NetworkKi
     throw new CliUsageError(`${option}: unknown network model "${text}" (choose one of: ${NETWORK_KINDS.join(", ")})`);
   }
   return text;
+}
+
+const SECONDS_UNITS: ReadonlyMap<string, number> = new Map([
+  ["", 1],
+  ["s", 1],
+  ["ms", 1e-3],
+  ["us", 1e-6],
+  ["µs", 1e-6],
+]);
+const SECONDS_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)\s*([a-zµ]*)$/i;
+
+/** `--latency`: seconds ≥ 0, bare (`0.00114`) or with a unit (`1.14ms`, `300us`). */
+export function parseSeconds(text: string, option: string): number {
+  const match = SECONDS_PATTERN.exec(text.trim());
+  const unit = match ? SECONDS_UNITS.get(match[2]!.toLowerCase()) : undefined;
+  if (!match || unit === undefined) throw new CliUsageError(`${option}: cannot parse "${text}" as seconds (examples: 0.001, 1.14ms, 300us)`);
+  return Number(match[1]) * unit;
+}
+
+/** `--bandwidth`: bytes per second, a positive size (`744MB`, `1GiB`, with or without a trailing `/s`). */
+export function parseBandwidth(text: string, option = "--bandwidth"): number {
+  const bytes = parseSize(text.trim().replace(/\/s$/i, ""), option);
+  if (bytes <= 0) throw new CliUsageError(`${option}: must be greater than zero, got "${text}"`);
+  if (bytes > LIMITS.bytes) throw new CliUsageError(`${option}: must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes) per second, got "${text}"`);
+  return bytes;
 }

@@ -33,6 +33,7 @@ const FIELD_ORDER: ReadonlyArray<keyof SimReport> = [
   "steals",
   "stealsDropped",
   "memory",
+  "cluster",
 ];
 
 /**

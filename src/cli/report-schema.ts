@@ -47,6 +47,27 @@ const workerSummary = z.object({
     idle: z.object({ paused: nonNegative, fetching: nonNegative, constrained: nonNegative, "no-work": nonNegative, dead: nonNegative }),
     total: nonNegative,
   }),
+  memoryLimit: z.number().positive().nullable().optional(),
+  group: z.string().optional(),
+  eventLoopSeconds: nonNegative,
+});
+
+const fraction = z.union([z.number().gt(0).max(1), z.literal(false)]);
+
+const clusterSummary = z.object({
+  network: z.object({ model: z.string(), latency: nonNegative, bandwidth: z.number().positive(), workersPerHost: z.number().int().positive(), hostBandwidth: z.number().positive().nullable() }),
+  disk: z.object({ bandwidth: z.number().positive(), latency: nonNegative }),
+  overheads: z.object({
+    messageLatency: nonNegative,
+    schedulerBatch: nonNegative,
+    workerBatch: nonNegative,
+    workerHandling: nonNegative,
+    workerMessage: nonNegative,
+    schedulerDecision: nonNegative,
+    schedulerMessage: nonNegative,
+  }),
+  memory: z.object({ target: fraction, spill: fraction, pause: fraction, terminate: fraction, unmanaged: nonNegative, unmanagedPerTask: nonNegative, monitorInterval: nonNegative }),
+  schedulerLoopSeconds: nonNegative,
 });
 
 const memorySample = z.object({
@@ -104,6 +125,7 @@ export const reportSchema = z.object({
   taskRecords: z.array(taskRecord),
   transfers: z.array(transferRecord),
   memory: z.array(memorySample),
+  cluster: clusterSummary,
   stuck: z
     .array(z.object({ key: z.string(), state: z.string(), worker: z.string().optional(), workerState: z.string().optional() }))
     .optional(),

@@ -6,7 +6,7 @@ import { createStyle, shouldUseColor } from "./format/color.js";
 import { formatBytes } from "./format/units.js";
 import { renderHtmlReport } from "./html/report-page.js";
 import { checkOutputPath, writeOutputFile } from "./output-files.js";
-import { parseNetworkModel, parseWholeNumber } from "./parse-options.js";
+import { parseBandwidth, parseNetworkModel, parseSeconds, parseWholeNumber } from "./parse-options.js";
 import { loadSchedulerModule, parseSchedulerOption } from "./parse-scheduler.js";
 import { parseMemoryLimit } from "./parse-size.js";
 import { createProgressReporter } from "./progress.js";
@@ -14,7 +14,7 @@ import { reportToJson } from "./report-json.js";
 import type { SimulatorApi } from "./simulator-api.js";
 import { formatSummary } from "./summary.js";
 import { packageVersion } from "./version.js";
-import { DEFAULT_WORKLOAD, workloadFromArgument } from "./workload-source.js";
+import { clusterProfileFromArgument, DEFAULT_WORKLOAD, workloadFromArgument } from "./workload-source.js";
 
 /** `spanwork run` options as commander hands them over: raw strings, parsed strictly here. */
 export interface RunFlags {
@@ -24,6 +24,9 @@ export interface RunFlags {
   seed?: string;
   size?: string;
   network?: string;
+  latency?: string;
+  bandwidth?: string;
+  cluster?: string;
   scheduler?: string;
   json?: string;
   html?: string;
@@ -51,6 +54,8 @@ export function parseRunOptions(flags: RunFlags): SimOptions {
   if (flags.seed !== undefined) options.seed = parseWholeNumber(flags.seed, "--seed", 0, Number.MAX_SAFE_INTEGER);
   if (flags.size !== undefined) options.size = parseWholeNumber(flags.size, "--size", 1, LIMITS.size);
   if (flags.network !== undefined) options.network = parseNetworkModel(flags.network);
+  if (flags.latency !== undefined) options.latency = parseSeconds(flags.latency, "--latency");
+  if (flags.bandwidth !== undefined) options.bandwidth = parseBandwidth(flags.bandwidth);
   if (flags.scheduler !== undefined) options.scheduler = parseSchedulerOption(flags.scheduler);
   return options;
 }
@@ -75,6 +80,7 @@ export async function runCommand(workloadArgument: string | undefined, flags: Ru
     if (earlier) throw new CliUsageError(`${option}: same file as ${earlier[0]} ("${path}"); give each output its own file`);
   }
   const simulator = await loadSimulator();
+  if (flags.cluster !== undefined) options.cluster = clusterProfileFromArgument(flags.cluster, simulator, io.cwd);
   const workload = workloadFromArgument(workloadArgument ?? DEFAULT_WORKLOAD, simulator, io.cwd, options.seed);
   if (options.size !== undefined && workload.file !== undefined) {
     throw new CliUsageError(`--size: sets the size of a built-in workload; ${workload.file} sets its own task counts (change count in the file)`);

@@ -3,6 +3,7 @@
 // `list` and `validate` need only the workload and spec modules; the simulator proper (the
 // worker stack) is imported when a run starts, which keeps those commands quick.
 import { DEFAULT_SEED } from "../sim/defaults.js";
+import { loadClusterProfile } from "../sim/cluster-spec.js";
 import { GraphError } from "../sim/graph.js";
 import type { SimResult } from "../sim/report.js";
 import { loadWorkloadFile, SpecError, type WorkloadSpec } from "../sim/spec.js";
@@ -43,6 +44,15 @@ export function realSimulator(): SimulatorApi {
         throw error;
       }
       return { name: spec.name ?? displayPath, outline: outline(spec), input: compiled, file: displayPath, spec } satisfies CliWorkload;
+    },
+
+    loadClusterProfile(path, displayPath) {
+      try {
+        return loadClusterProfile(path);
+      } catch (error) {
+        if (error instanceof SpecError) throw new SpecProblemsError(error.issues.map((issue) => (issue.startsWith(`${path}: `) ? `${displayPath}: ${issue.slice(path.length + 2)}` : issue)));
+        throw error;
+      }
     },
 
     async simulate(workload, options) {

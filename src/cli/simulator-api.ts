@@ -1,3 +1,4 @@
+import type { ClusterProfile } from "../sim/cluster-spec.js";
 import type { SimOptions, SimResult } from "../sim/report.js";
 import type { WorkloadSpec } from "../sim/spec.js";
 import type { Workload } from "../sim/workloads/index.js";
@@ -35,6 +36,8 @@ export interface SimulatorApi {
    * problem and its path within the spec, the file shown as `displayPath` (what the user typed).
    */
   loadWorkloadFile(path: string, displayPath: string, options?: { seed?: number }): CliWorkload;
+  /** Reads and validates a cluster profile at an absolute `path`; throws SpecProblemsError naming each problem (the file shown as `displayPath`). */
+  loadClusterProfile(path: string, displayPath: string): ClusterProfile;
   simulate(workload: CliWorkload, options: SimOptions): Promise<SimResult>;
   /** The Chrome trace-event JSON of the run's span records (needs `collectSpans`). */
   chromeTrace(result: SimResult): unknown;

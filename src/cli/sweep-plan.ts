@@ -21,7 +21,7 @@ export interface RunOptionInfo {
 }
 
 /** Run options that shape the output or the process, not the simulation: never axes. */
-const NOT_AXES = new Set(["json", "html", "trace", "quiet", "debug", "version", "help"]);
+const NOT_AXES = new Set(["json", "html", "trace", "quiet", "debug", "version", "help", "cluster"]);
 
 /** The options of the `run` command that take a value, as commander defines them. */
 export function runOptionsOf(run: Command): RunOptionInfo[] {

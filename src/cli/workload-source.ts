@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { CliUsageError } from "./errors.js";
+import type { ClusterProfile } from "../sim/cluster-spec.js";
 import type { CliWorkload, SimulatorApi } from "./simulator-api.js";
 
 /** The workload `spanwork run` (and `npm start`) runs when none is named: a few seconds, with transfers and spill. */
@@ -29,4 +30,11 @@ export function loadSpecFile(argument: string, simulator: SimulatorApi, cwd: str
   const path = resolve(cwd, argument);
   if (!existsSync(path)) throw new CliUsageError(`${argument}: no such file`);
   return simulator.loadWorkloadFile(path, argument);
+}
+
+/** A cluster profile file for `--cluster FILE`: the path must exist; problems name the file and the field. */
+export function clusterProfileFromArgument(argument: string, simulator: SimulatorApi, cwd: string): ClusterProfile {
+  const path = resolve(cwd, argument);
+  if (!existsSync(path)) throw new CliUsageError(`--cluster: ${argument}: no such file`);
+  return simulator.loadClusterProfile(path, argument);
 }

@@ -96,6 +96,14 @@ function wire(
     case "all-to-all":
       for (let i = 0; i < count; i++) for (let d = 0; d < target.count; d++) builder.addDependency(base + i, targetBase + d);
       return;
+    case "fan-out": {
+      const pieces = count / target.count;
+      for (let i = 0; i < count; i++) builder.addDependency(base + i, targetBase + Math.floor(i / pieces));
+      return;
+    }
+    case "strided":
+      for (let i = 0; i < count; i++) for (let d = i; d < target.count; d += count) builder.addDependency(base + i, targetBase + d);
+      return;
     case "reduce":
       for (let d = 0; d < target.count; d++) builder.addDependency(base + Math.floor(d / pattern.fanIn), targetBase + d);
       return;

@@ -49,9 +49,11 @@ export class VirtualDisk implements SpillStore {
   /** Totals of what this disk did, modelled seconds included. */
   readonly totals = { bytesWritten: 0, bytesRead: 0, writes: 0, reads: 0, busySeconds: 0 };
 
+  /** `onService`: told the service time of every request (the simulator books its worker's event loop with it: dask spills and unspills on the loop). */
   constructor(
     private readonly clock: WorkerClock,
     private readonly parameters: DiskParameters,
+    private readonly onService?: (seconds: number) => void,
   ) {}
 
   /** Time at which the disk has finished every request issued so far. */
@@ -90,6 +92,7 @@ export class VirtualDisk implements SpillStore {
     const service = this.parameters.latency + bytes / this.parameters.bandwidth;
     this.busyUntil = start + service;
     this.totals.busySeconds += service;
+    this.onService?.(service);
     return this.busyUntil - now;
   }
 }

@@ -54,17 +54,35 @@ export {
   LatencyBandwidthNetwork as SimLatencyBandwidthNetwork,
   MaxMinNetwork,
   maxMinFairRates,
+  maxMinFairRatesOver,
   DEFAULT_NETWORK,
   NETWORK_MODELS,
   NETWORK_KINDS,
   type NetworkKind,
   type NetworkModelEntry,
   type NetworkParameters,
+  type EndpointCapacity,
   type SimNetwork,
   type MaxMinParameters,
 } from "./network/index.js";
 export { VirtualDisk, ModelledBytes, simulatedDataSerializer, DEFAULT_DISK, type DiskParameters } from "./disk.js";
-export { MEMORY_FRACTIONS } from "./memory.js";
+export { MEMORY_FRACTIONS, DEFAULT_MEMORY_MODEL, MemoryMonitor, type MemoryModel, type MemoryCheck } from "./memory.js";
+export { DEFAULT_OVERHEADS, NO_OVERHEADS, type Overheads } from "./overheads.js";
+export { BatchedLink, SerialLoop } from "./control-plane.js";
+export { resolveCluster, ClusterLayoutError, type ResolvedCluster, type WorkerShape, type ClusterOptions } from "./cluster.js";
+export {
+  clusterSchema,
+  clusterProfileSchema,
+  validateClusterProfile,
+  loadClusterProfile,
+  type ClusterSpec,
+  type ClusterSpecInput,
+  type ClusterProfile,
+  type ClusterProfileInput,
+  type WorkerGroupSpec,
+  type MemoryModelSpec,
+  type OverheadsSpec,
+} from "./cluster-spec.js";
 export { resolveFaults, FaultDice, type FaultPlan } from "./faults.js";
 export {
   SimulatedExecutor,

@@ -1,11 +1,43 @@
-// dask's memory monitor for the simulated workers, plus the bounded memory samples of the
-// report. Managed memory = the SpillBuffer's in-memory weight plus the bytes of transfers
-// arriving (they land in memory before they are stored).
+// dask's memory manager for the simulated workers (worker_memory.py), plus the bounded memory
+// samples of the report. Process memory = managed memory (the SpillBuffer's in-memory weight
+// plus the bytes of transfers arriving, which land in memory before they are stored) +
+// unmanaged memory (the worker process itself: a constant, plus a term per task it has
+// executed — its logs and the allocator's fragmentation grow with them). The monitor compares
+// process memory with the fractions of the worker's limit: above `pause` the worker pauses
+// (and unpauses once back below), above `spill` it evicts until process memory is below
+// `target`, above `terminate` the nanny kills it. docs/sim.md, "Memory".
 import { MEMORY_FRACTIONS } from "../worker/memory-fractions.js";
 import type { Worker } from "../worker/worker.js";
 import type { MemorySample } from "./report.js";
 
 export { MEMORY_FRACTIONS };
+
+export interface MemoryModel {
+  /** Fractions of the memory limit (false = that threshold is off, as dask's config allows). */
+  target: number | false;
+  spill: number | false;
+  pause: number | false;
+  terminate: number | false;
+  /** Bytes of a worker process before it holds any data. */
+  unmanaged: number;
+  /** Bytes of unmanaged memory added by each task the worker executed. */
+  unmanagedPerTask: number;
+  /** Seconds between two checks of the memory monitor (dask's monitor-interval, 0.1 s); 0 = after every change. */
+  monitorInterval: number;
+}
+
+/**
+ * dask 2022.12.1's fractions and monitor interval. Unmanaged memory depends on the machine and
+ * on what the tasks import, so it is 0 unless a spec or profile says (a spec's memoryLimit is
+ * then all for data); profiles/dask-localcluster-2x2.yaml has the figures measured for a dask
+ * worker on the machine of the fidelity set (docs/sim.md, "Memory").
+ */
+export const DEFAULT_MEMORY_MODEL: Readonly<MemoryModel> = Object.freeze({
+  ...MEMORY_FRACTIONS,
+  unmanaged: 0,
+  unmanagedPerTask: 0,
+  monitorInterval: 0.1,
+});
 
 interface Series {
   times: number[];
@@ -14,39 +46,60 @@ interface Series {
   interval: number;
 }
 
+/** What one check decided. */
+export interface MemoryCheck {
+  readonly shouldPause: boolean;
+  /** Process memory (after spilling) above the terminate fraction: the nanny kills the worker. */
+  readonly terminate: boolean;
+  /** Process memory when checked (before any spilling). */
+  readonly processMemory: number;
+}
+
 export class MemoryMonitor {
   private readonly series: Series[];
   readonly peak: Float64Array;
 
   constructor(
-    private readonly limit: number | null,
+    readonly model: Readonly<MemoryModel>,
+    private readonly limits: ReadonlyArray<number | null>,
     private readonly maxSamples: number,
-    workers: number,
   ) {
-    this.series = Array.from({ length: workers }, () => ({ times: [], memory: [], spilled: [], interval: 0 }));
-    this.peak = new Float64Array(workers);
+    this.series = limits.map(() => ({ times: [], memory: [], spilled: [], interval: 0 }));
+    this.peak = new Float64Array(limits.length);
   }
 
   static managed(worker: Worker): number {
     return (worker.spillBuffer?.fast.totalWeight ?? 0) + Math.max(0, worker.state.transferIncomingBytes);
   }
 
+  unmanaged(worker: Worker): number {
+    return this.model.unmanaged + this.model.unmanagedPerTask * worker.state.executedCount;
+  }
+
+  processMemory(worker: Worker): number {
+    return MemoryMonitor.managed(worker) + this.unmanaged(worker);
+  }
+
   /**
-   * Spills (like dask's monitor) while managed memory is over the spill fraction and above
-   * the target, then says whether the worker should be paused. Samples memory.
+   * One check of the monitor, in dask's order: pause or unpause on the process memory, then,
+   * above the spill fraction, evict until it is below the target (or nothing more can go).
+   * When checks follow every change (monitorInterval 0) the pause decision is taken again
+   * after spilling, since the spill was a change. Samples memory.
    */
-  check(index: number, worker: Worker, now: number): { shouldPause: boolean } {
-    let managed = MemoryMonitor.managed(worker);
-    let shouldPause = false;
-    if (this.limit !== null) {
-      if (managed > MEMORY_FRACTIONS.spill * this.limit) {
-        const target = MEMORY_FRACTIONS.target * this.limit;
-        while (managed > target && worker.evict() >= 0) managed = MemoryMonitor.managed(worker);
-      }
-      shouldPause = managed > MEMORY_FRACTIONS.pause * this.limit;
+  check(index: number, worker: Worker, now: number): MemoryCheck {
+    const limit = this.limits[index]!;
+    const { spill, target, pause, terminate } = this.model;
+    let memory = this.processMemory(worker);
+    const checked = memory;
+    let shouldPause = limit !== null && pause !== false && memory > pause * limit;
+    if (limit !== null && spill !== false && memory > spill * limit) {
+      const floor = (target === false ? spill : target) * limit;
+      while (memory > floor && worker.evict() >= 0) memory = this.processMemory(worker);
+      if (this.model.monitorInterval === 0) shouldPause = pause !== false && memory > pause * limit;
     }
     this.sample(index, worker, now, false);
-    return { shouldPause };
+    // The nanny checks on its own cadence; here it sees what the worker's spilling left.
+    return { shouldPause, terminate: limit !== null && terminate !== false && memory > terminate * limit, processMemory: checked };
   }
 
   /** Records a sample unless one was taken too recently; keeps at most maxSamples per worker

@@ -21,10 +21,11 @@ export type ReportInputs = Pick<
   | "completion"
   | "stuck"
   | "scheduler"
+  | "cluster"
 > & {
   /** The policy's steal requests (already capped) and how many were left out. */
   steals: { records: StealRecord[]; dropped: number };
-  workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean }>;
+  workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean; eventLoopSeconds: number; memoryLimit?: number | null; group?: string }>;
   memory: MemoryMonitor;
 };
 
@@ -73,10 +74,12 @@ export class ReportBuilder {
   private transferCount = 0;
   private transferBytes = 0;
   private lastCompletion = 0;
+  /** Start of the first task execution (the makespan runs from there, as dask's is measured). */
+  private firstStart = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly addresses: readonly string[],
-    private readonly nthreads: number,
+    private readonly nthreads: readonly number[],
     private readonly maxRecords: number,
   ) {
     addresses.forEach((address, i) => this.workerIndex.set(address, i));
@@ -91,6 +94,7 @@ export class ReportBuilder {
     const w = this.workerIndex.get(record.worker)!;
     this.busySeconds[w]! += record.end - record.start;
     this.executed[w]!++;
+    if (record.start < this.firstStart) this.firstStart = record.start;
     if (record.outcome === "ok" || record.outcome === "failed") this.lastCompletion = Math.max(this.lastCompletion, record.end);
     if (this.taskRecords.length >= this.maxRecords) {
       this.taskRecordsDropped++;
@@ -134,8 +138,13 @@ export class ReportBuilder {
   }
 
   /** End of the last task execution that produced a result or an error (0 when none did). */
-  makespan(): number {
+  lastEnd(): number {
     return this.lastCompletion;
+  }
+
+  /** From the start of the first task execution to the end of the last one that produced a result or an error (0 when none did). */
+  makespan(): number {
+    return this.lastCompletion > 0 ? this.lastCompletion - Math.min(this.firstStart, this.lastCompletion) : 0;
   }
 
   build(inputs: ReportInputs): SimReport {
@@ -149,7 +158,7 @@ export class ReportBuilder {
     // of them (a task cut short, a cause that changed after the last task), at least the makespan
     let runEnd = makespan;
     for (const { worker } of inputs.workerStates) runEnd = Math.max(runEnd, worker.threadTimeAccountedUntil);
-    const perWorker: WorkerSummary[] = inputs.workerStates.map(({ worker, disk, died }, w) => {
+    const perWorker: WorkerSummary[] = inputs.workerStates.map(({ worker, disk, died, eventLoopSeconds, memoryLimit, group }, w) => {
       const threadTime = workerThreadTime(worker, runEnd);
       bytesWritten += disk.totals.bytesWritten;
       bytesRead += disk.totals.bytesRead;
@@ -168,8 +177,8 @@ export class ReportBuilder {
       }
       return {
         address: this.addresses[w]!,
-        nthreads: this.nthreads,
-        utilisation: makespan > 0 ? Math.min(1, this.busySeconds[w]! / (this.nthreads * makespan)) : 0,
+        nthreads: this.nthreads[w]!,
+        utilisation: makespan > 0 ? Math.min(1, this.busySeconds[w]! / (this.nthreads[w]! * makespan)) : 0,
         tasksExecuted: this.executed[w]!,
         busySeconds: this.busySeconds[w]!,
         bytesSent: this.bytesSent[w]!,
@@ -179,6 +188,9 @@ export class ReportBuilder {
         peakMemoryBytes: inputs.memory.peak[w]!,
         died,
         threadTime,
+        ...(memoryLimit === undefined ? {} : { memoryLimit }),
+        ...(group === undefined ? {} : { group }),
+        eventLoopSeconds,
       };
     });
     const sortedMetrics = [...metrics.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, metric]) => metric);
@@ -207,6 +219,7 @@ export class ReportBuilder {
       taskRecords: this.taskRecords,
       transfers: this.transfers,
       memory: inputs.memory.samples(this.addresses),
+      cluster: inputs.cluster,
     };
     if (inputs.stuck !== undefined) report.stuck = inputs.stuck;
     if (this.taskRecordsDropped > 0) report.taskRecordsDropped = this.taskRecordsDropped;

@@ -46,6 +46,12 @@ export interface WorkerSummary {
   died: boolean;
   /** Where its thread time went (the worker's thread-time ledger, docs/worker.md "Thread time"). */
   threadTime: WorkerThreadTime;
+  /** Its memory limit in bytes (null: none), when the cluster has worker groups. */
+  memoryLimit?: number | null;
+  /** Its group's name, when its group has one. */
+  group?: string;
+  /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage) and spilled data read or written (the disk's service time). */
+  eventLoopSeconds: number;
 }
 
 /** Relative tolerance of the thread-time closure check: rounding of sums of floats, nothing more. */
@@ -67,6 +73,16 @@ export interface WorkerThreadTime {
   idle: { paused: number; fetching: number; constrained: number; "no-work": number; dead: number };
   /** Σ executing + Σ idle: capacity, up to rounding (checked to 1e-9 relative by `validate: true` runs). */
   total: number;
+}
+
+/** The cluster a run simulated, as resolved from its layers: what the figures were computed with. */
+export interface ClusterSummary {
+  network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null };
+  disk: { bandwidth: number; latency: number };
+  overheads: import("./overheads.js").Overheads;
+  memory: import("./memory.js").MemoryModel;
+  /** Seconds the scheduler's loop spent deciding where tasks go (schedulerDecision per task sent). */
+  schedulerLoopSeconds: number;
 }
 
 /** One steal request of the scheduler policy and how it ended (victim and thief are addresses). */
@@ -143,6 +159,8 @@ export interface SimReport {
   taskRecords: TaskRecord[];
   transfers: TransferRecord[];
   memory: MemorySample[];
+  /** The cluster's model: network, disk, overheads and memory manager, as the run used them. */
+  cluster: ClusterSummary;
   /** When the run did not complete: the unfinished tasks (at most 100), with their scheduler
    * state and, when placed on a worker, that worker and its WorkerState state. */
   stuck?: StuckTask[];
@@ -185,6 +203,12 @@ export interface SimOptions {
   latency?: number;
   /** Network bandwidth in bytes/s: per transfer, or per worker and direction under max-min (default 100e6). */
   bandwidth?: number;
+  /**
+   * A cluster profile (the fields of a spec's `cluster` section, as a profile file has them:
+   * worker groups, network, disk, overheads, memory model). It overrides the workload's own
+   * `cluster`; the options above and below override it. Validated here (SpecError with paths).
+   */
+  cluster?: import("./cluster-spec.js").ClusterProfileInput;
   /** The virtual disk of every worker (defaults: 500e6 bytes/s, 0.0001 s per operation). */
   disk?: { bandwidth?: number; latency?: number };
   /** Bytes of disk each worker may spill (false = unlimited, the default). */

@@ -10,6 +10,8 @@ export class SimWorker {
   paused = false;
   /** dask's find_missing, one second after dependencies went missing (null when none is due). */
   findMissing: TimerHandle | null = null;
+  /** The memory monitor's next check (null when none is due). */
+  monitor: TimerHandle | null = null;
 
   constructor(
     readonly index: number,
@@ -30,6 +32,8 @@ export class SimWorker {
     this.died = true;
     this.findMissing?.cancel();
     this.findMissing = null;
+    this.monitor?.cancel();
+    this.monitor = null;
     this.transport.disconnect(this.address);
     void this.worker.close({ timeout: 0, killed: true });
     this.disk.clear();

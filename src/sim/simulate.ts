@@ -7,14 +7,17 @@ import { registryEntry } from "../util/registry.js";
 import { VirtualClock, type TimerHandle } from "../worker/clock.js";
 import { InProcessTransport } from "../worker/in-process-transport.js";
 import { Worker } from "../worker/worker.js";
+import { ClusterLayoutError, resolveCluster, type ResolvedCluster } from "./cluster.js";
+import { validateClusterProfile, type ClusterSpec } from "./cluster-spec.js";
+import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
-import { DEFAULT_DISK, VirtualDisk, simulatedDataSerializer } from "./disk.js";
+import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { MemoryMonitor } from "./memory.js";
-import { createNetwork, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
+import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type StealRecord, type TransferRecord } from "./report.js";
 import { ReportBuilder, threadTimeProblems } from "./report-builder.js";
 import { Scheduler, TaskStatus } from "./scheduler.js";
@@ -82,13 +85,28 @@ export async function simulate(input: SimInput, options: SimOptions = {}): Promi
   if (typeof options.memoryLimit === "number" && options.memoryLimit > LIMITS.bytes) {
     throw new SimulationError(`option memoryLimit must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes), got ${options.memoryLimit}`);
   }
+  if (options.memoryLimit !== undefined && options.memoryLimit !== null && !(options.memoryLimit > 0)) {
+    throw new SimulationError(`option memoryLimit must be a positive number of bytes or null, got ${options.memoryLimit}`);
+  }
   if (options.latency !== undefined && !(options.latency >= 0)) throw new SimulationError(`option latency must be seconds ≥ 0, got ${options.latency}`);
-  const presetWorkers = typeof input === "object" && input !== null && !isWorkload(input) ? input.cluster?.workers : undefined;
-  const workersHint = options.workers ?? presetWorkers ?? DEFAULT_WORKERS;
-  const threadsHint = options.threads ?? DEFAULT_THREADS;
+  const profile = options.cluster === undefined ? undefined : validateClusterProfile(options.cluster, "options.cluster");
+  // A built-in workload sizes itself to the cluster it will run on (its own settings aside).
+  const hint = typeof input === "string" ? clusterOf({}, profile, options) : undefined;
+  const workersHint = hint?.workers.length ?? DEFAULT_WORKERS;
+  const threadsHint = hint?.workers[0]?.nthreads ?? DEFAULT_THREADS;
   const workload = workloadOfInput(input, options, seed, workersHint, threadsHint);
-  const run = new SimulationRun(workload, options, seed, await schedulerPolicy(options.scheduler ?? workload.cluster.scheduler));
+  const run = new SimulationRun(workload, options, seed, clusterOf(workload.cluster, profile, options), await schedulerPolicy(options.scheduler ?? profile?.scheduler ?? workload.cluster.scheduler));
   return run.execute();
+}
+
+/** The cluster of a run: the workload's settings, then the profile, then the run's options. */
+function clusterOf(workload: ClusterSpec, profile: ClusterSpec | undefined, options: SimOptions): ResolvedCluster {
+  try {
+    return resolveCluster(workload, profile, options, hostAddress);
+  } catch (error) {
+    if (error instanceof ClusterLayoutError) throw new SimulationError(error.message, { cause: error });
+    throw error;
+  }
 }
 
 /** The run's placement policy, a module loaded when it names a path (relative to the working directory). */
@@ -117,9 +135,13 @@ class SimulationRun {
   private readonly network: SimNetwork;
   private readonly spanRecords: Array<{ worker: string; record: SpanRecord }> = [];
   private readonly nworkers: number;
-  private readonly nthreads: number;
-  private readonly memoryLimit: number | null;
   private readonly networkKind: NetworkKind;
+  /** Scheduler → worker and worker → scheduler streams, and each worker's event loop (the overheads). */
+  private readonly toWorker: BatchedLink[] = [];
+  private readonly toScheduler: BatchedLink[] = [];
+  private readonly loops: SerialLoop[] = [];
+  /** Workers differ in memory limit (the report then gives each its own). */
+  private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
   private lastActivity = 0;
   /** When a task last finished (in memory or erred): where a stuck run stopped moving. */
@@ -139,21 +161,16 @@ class SimulationRun {
     private readonly workload: Workload,
     private readonly options: SimOptions,
     private readonly seed: number,
+    private readonly cluster: ResolvedCluster,
     policy: ResolvedPolicy,
   ) {
-    const cluster = workload.cluster;
     this.graph = workload.graph;
-    this.nworkers = options.workers ?? cluster.workers ?? DEFAULT_WORKERS;
-    this.nthreads = options.threads ?? cluster.threads ?? DEFAULT_THREADS;
-    this.memoryLimit = options.memoryLimit !== undefined ? options.memoryLimit : (cluster.memoryLimit ?? null);
-    if (this.memoryLimit !== null && !(this.memoryLimit > 0)) {
-      throw new SimulationError(`option memoryLimit must be a positive number of bytes or null, got ${this.memoryLimit}`);
-    }
-    this.networkKind = options.network ?? cluster.network ?? DEFAULT_NETWORK_KIND;
-    const latency = options.latency ?? cluster.latency ?? DEFAULT_NETWORK.latency;
-    const bandwidth = options.bandwidth ?? cluster.bandwidth ?? DEFAULT_NETWORK.bandwidth;
+    this.nworkers = cluster.workers.length;
+    this.networkKind = cluster.network;
+    this.heterogeneous = cluster.workers.some((shape) => shape.memoryLimit !== cluster.workers[0]!.memoryLimit);
+    const latency = cluster.latency;
     this.stallTimeout = options.stallTimeout ?? 600;
-    const addresses = Array.from({ length: this.nworkers }, (_, i) => workerAddress(i));
+    const addresses = cluster.workers.map((shape) => shape.address);
     addresses.forEach((address, i) => this.addressIndex.set(address, i));
     this.plan = resolveFaults(
       [
@@ -163,9 +180,16 @@ class SimulationRun {
       addresses,
     );
     this.dice = new FaultDice(this.plan, seed);
-    this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth });
+    const endpoints = new Map<string, EndpointCapacity>(
+      cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
+    );
+    this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth: cluster.bandwidth, endpoints, hostBandwidth: cluster.hostBandwidth });
     this.inner = new InProcessTransport({ network: this.network });
-    this.report = new ReportBuilder(addresses, this.nthreads, options.maxTaskRecords ?? 100_000);
+    this.report = new ReportBuilder(
+      addresses,
+      cluster.workers.map((shape) => shape.nthreads),
+      options.maxTaskRecords ?? 100_000,
+    );
     this.transport = new SimTransport({
       inner: this.inner,
       network: this.network,
@@ -177,12 +201,23 @@ class SimulationRun {
       onActivity: () => (this.lastActivity = this.clock.now()),
       onSettled: (to) => this.markDirty(to),
     });
-    this.memory = new MemoryMonitor(this.memoryLimit, options.memorySamplesPerWorker ?? 500, this.nworkers);
+    this.memory = new MemoryMonitor(
+      cluster.memory,
+      cluster.workers.map((shape) => shape.memoryLimit),
+      options.memorySamplesPerWorker ?? 500,
+    );
+    const overheads = cluster.overheads;
+    for (let i = 0; i < this.nworkers; i++) {
+      this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
+      // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
+      this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency, (run) => this.readBatch(run)));
+      this.loops.push(new SerialLoop(this.clock, overheads.workerHandling));
+    }
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
     this.scheduler = new Scheduler(
       graph,
-      addresses.map((address) => ({ address, nthreads: this.nthreads })),
+      cluster.workers.map((shape) => ({ address: shape.address, nthreads: shape.nthreads })),
       {
         deliver: (worker, events) => this.deliver(worker, events),
         requestFlush: () => this.requestTick(),
@@ -195,18 +230,20 @@ class SimulationRun {
           throw error;
         }),
       },
-      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000 },
+      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000, decisionCost: cluster.overheads.schedulerDecision, messageCost: cluster.overheads.schedulerMessage },
     );
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
     this.nextProgress = this.progressStep;
-    const disk = { bandwidth: options.disk?.bandwidth ?? DEFAULT_DISK.bandwidth, latency: options.disk?.latency ?? DEFAULT_DISK.latency };
-    for (let i = 0; i < this.nworkers; i++) this.workers.push(this.createWorker(i, addresses[i]!, disk));
+    for (let i = 0; i < this.nworkers; i++) this.workers.push(this.createWorker(i, addresses[i]!, cluster.disk));
   }
 
-  private createWorker(index: number, address: string, diskParameters: { bandwidth: number; latency: number }): SimWorker {
-    const disk = new VirtualDisk(this.clock, diskParameters);
-    const limit = this.memoryLimit;
+  private createWorker(index: number, address: string, diskParameters: DiskParameters): SimWorker {
+    // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
+    const loop = this.loops[index]!;
+    const disk = new VirtualDisk(this.clock, diskParameters, loop.doneCost > 0 ? (seconds) => void loop.reserve(seconds) : undefined);
+    const limit = this.cluster.workers[index]!.memoryLimit;
+    const target = this.cluster.memory.target;
     const collectSpans = this.options.collectSpans === true;
     // Spill warnings (disk full, …) would flood the console: the first of each kind per worker goes to the report.
     const reported = new Set<string>();
@@ -231,12 +268,15 @@ class SimulationRun {
     this.executing.push(executing);
     const worker: Worker = new Worker({
       address,
-      nthreads: this.nthreads,
+      nthreads: this.cluster.workers[index]!.nthreads,
       clock: this.clock,
       executor: executing,
       transport: this.transport,
-      send: (message) => this.receive(index, message),
-      memoryLimit: limit,
+      send: (message) => this.send(index, message),
+      // The SpillBuffer's target (dask's memory.target of managed memory); false = none.
+      memoryLimit: target === false ? null : limit,
+      ...(target === false ? {} : { memoryTargetFraction: target }),
+      eventLoop: this.loops[index]!,
       spill: {
         store: disk,
         serializer: simulatedDataSerializer,
@@ -273,6 +313,12 @@ class SimulationRun {
 
   // ---- message flow ----
 
+  /** A worker's message to the scheduler: its state may have changed now; the scheduler hears it over the stream. */
+  private send(worker: number, message: SendMessageToScheduler): void {
+    this.markDirty(worker);
+    this.toScheduler[worker]!.send(() => this.receive(worker, message));
+  }
+
   /** A transfer ended: into the report, and (when it succeeded) into the receiver's bandwidth estimate. */
   private transferDone(transfer: TransferRecord): void {
     this.report.record(transfer);
@@ -281,17 +327,34 @@ class SimulationRun {
     if (to !== undefined) this.scheduler.cluster.observeTransfer(to, transfer.bytes, transfer.end - transfer.start);
   }
 
+  private readBatch(run: () => void): void {
+    const wait = this.scheduler.loopDelay(this.cluster.overheads.schedulerMessage);
+    if (wait <= 0) run();
+    else this.clock.setTimer(this.clock.now() + wait, run);
+  }
+
   private receive(worker: number, message: SendMessageToScheduler): void {
     if (message.op !== "request-refresh-who-has") this.lastActivity = this.clock.now();
     this.markDirty(worker);
     this.scheduler.handleMessage(worker, message);
   }
 
+  /** The scheduler's batch for a worker (sent once its tasks are decided): over the stream, then handled once the worker's event loop has got through it. */
   private deliver(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
-    const sim = this.workers[worker]!;
-    if (sim.died) return;
-    this.markDirty(worker);
-    sim.worker.handleStimulus(...events);
+    if (this.workers[worker]!.died) return;
+    this.toWorker[worker]!.send(() => this.arrive(worker, events));
+  }
+
+  private arrive(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
+    const wait = this.loops[worker]!.reserve(events.length * this.cluster.overheads.workerMessage);
+    const handle = (): void => {
+      const sim = this.workers[worker]!;
+      if (sim.died) return;
+      this.markDirty(worker);
+      sim.worker.handleStimulus(...events);
+    };
+    if (wait <= 0) handle();
+    else this.clock.setTimer(this.clock.now() + wait, handle);
   }
 
   private markDirty(worker: number): void {
@@ -323,13 +386,8 @@ class SimulationRun {
   private checkWorker(sim: SimWorker): void {
     if (sim.died) return;
     const now = this.clock.now();
-    const { shouldPause } = this.memory.check(sim.index, sim.worker, now);
-    if (shouldPause !== sim.paused) {
-      sim.paused = shouldPause;
-      this.report.fault(now, shouldPause ? "pause" : "unpause", `${sim.address} managed memory ${shouldPause ? "above" : "back below"} the pause fraction`);
-      sim.worker.handleStimulus(shouldPause ? PauseEvent({ stimulusId: `pause-${now}` }) : UnpauseEvent({ stimulusId: `unpause-${now}` }));
-      this.scheduler.setPaused(sim.index, shouldPause);
-    }
+    if (this.cluster.memory.monitorInterval === 0) this.checkMemory(sim);
+    else this.armMonitor(sim);
     // dask's find_missing: ask the scheduler again about dependencies nobody could serve.
     if (sim.findMissing === null && sim.worker.state.missingDepFlight.size > 0) {
       sim.findMissing = this.clock.setTimer(now + 1, () => {
@@ -338,6 +396,38 @@ class SimulationRun {
         sim.worker.handleStimulus(FindMissingEvent({ stimulusId: `find-missing-${this.clock.now()}` }));
         this.markDirty(sim.index);
       });
+    }
+  }
+
+  /** The next periodic check of a worker that changed (dask's monitor runs every monitorInterval). */
+  private armMonitor(sim: SimWorker): void {
+    if (sim.monitor !== null) return;
+    const interval = this.cluster.memory.monitorInterval;
+    // The next tick of the monitor's period strictly after now (a float multiple can land on now).
+    const now = this.clock.now();
+    let at = (Math.floor(now / interval) + 1) * interval;
+    if (at <= now) at += interval;
+    sim.monitor = this.clock.setTimer(at, () => {
+      sim.monitor = null;
+      if (sim.died) return;
+      this.checkMemory(sim);
+      // A paused worker changes nothing by itself: the monitor keeps looking until it unpauses.
+      if (sim.paused && !this.scheduler.done) this.armMonitor(sim);
+    });
+  }
+
+  private checkMemory(sim: SimWorker): void {
+    const now = this.clock.now();
+    const { shouldPause, terminate, processMemory } = this.memory.check(sim.index, sim.worker, now);
+    if (shouldPause !== sim.paused) {
+      sim.paused = shouldPause;
+      this.report.fault(now, shouldPause ? "pause" : "unpause", `${sim.address} process memory ${shouldPause ? "above" : "back below"} the pause fraction`);
+      sim.worker.handleStimulus(shouldPause ? PauseEvent({ stimulusId: `pause-${now}` }) : UnpauseEvent({ stimulusId: `unpause-${now}` }));
+      // dask's worker-status-change goes over the worker's stream like any other message.
+      this.toScheduler[sim.index]!.send(() => this.scheduler.setPaused(sim.index, shouldPause));
+    }
+    if (terminate) {
+      this.kill(sim.index, `${sim.address} terminated by the nanny: process memory ${processMemory} bytes above the terminate fraction of its limit`);
     }
   }
 
@@ -354,14 +444,16 @@ class SimulationRun {
 
   // ---- faults ----
 
-  private kill(index: number): void {
+  private kill(index: number, detail = `${this.workers[index]!.address} died`): void {
     const sim = this.workers[index]!;
     if (sim.died) return;
     const now = this.clock.now();
-    this.report.fault(now, "worker-death", `${sim.address} died`);
+    this.report.fault(now, "worker-death", detail);
     // Its last sample: what it held when it died.
     this.memory.sample(index, sim.worker, now, true);
     sim.kill();
+    this.toWorker[index]!.close();
+    this.toScheduler[index]!.close();
     this.scheduler.removeWorker(index);
   }
 
@@ -418,19 +510,21 @@ class SimulationRun {
     }
     const lost = graph.size - completed - erred;
     const makespan = this.report.makespan();
-    for (const sim of this.workers) if (!sim.died) this.memory.sample(sim.index, sim.worker, makespan, true);
+    const end = this.report.lastEnd();
+    for (const sim of this.workers) if (!sim.died) this.memory.sample(sim.index, sim.worker, end, true);
     const complete = lost === 0;
     const completion = complete
       ? `all ${graph.size} tasks finished: ${completed} in memory, ${erred} erred, 0 lost`
       : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.lastProgress)}s — replay with seed ${this.seed}`;
     const stuck = complete ? undefined : this.stuckTasks();
+    const c = this.cluster;
     return this.report.build({
       schemaVersion: REPORT_SCHEMA_VERSION,
       workload: this.workload.name,
       seed: this.seed,
       workers: this.nworkers,
-      threadsPerWorker: this.nthreads,
-      memoryLimit: this.memoryLimit,
+      threadsPerWorker: this.cluster.workers[0]!.nthreads,
+      memoryLimit: this.cluster.workers[0]!.memoryLimit,
       network: this.networkKind,
       tasks: { total: graph.size, completed, erred, lost },
       makespan,
@@ -439,7 +533,24 @@ class SimulationRun {
       stuck,
       scheduler: this.schedulerSummary(),
       steals: this.stealRecords(),
-      workerStates: this.workers.map((sim) => ({ worker: sim.worker, disk: sim.disk, died: sim.died })),
+      workerStates: this.workers.map((sim, i) => {
+        const shape = this.cluster.workers[i]!;
+        return {
+          worker: sim.worker,
+          disk: sim.disk,
+          died: sim.died,
+          eventLoopSeconds: this.loops[i]!.busySeconds,
+          ...(this.heterogeneous ? { memoryLimit: shape.memoryLimit } : {}),
+          ...(shape.group === null ? {} : { group: shape.group }),
+        };
+      }),
+      cluster: {
+        network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth },
+        disk: { ...c.disk },
+        overheads: { ...c.overheads },
+        memory: { ...c.memory },
+        schedulerLoopSeconds: this.scheduler.decisionSeconds,
+      },
       memory: this.memory,
     });
   }
@@ -483,8 +594,13 @@ function round(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;
 }
 
-/** Address of simulated worker `i`: one host each, so every transfer crosses the network. */
+/** Address of simulated worker `i` when every worker has a host of its own (the default layout). */
 export function workerAddress(i: number): string {
-  return `tcp://10.0.${Math.floor(i / 250)}.${(i % 250) + 1}:8786`;
+  return hostAddress(i, i, 0);
+}
+
+/** Address of the worker in slot `slot` of host `host` (workers of one host differ by port). */
+function hostAddress(_worker: number, host: number, slot: number): string {
+  return `tcp://10.0.${Math.floor(host / 250)}.${(host % 250) + 1}:${8786 + slot}`;
 }
 

@@ -154,6 +154,21 @@ function checkPattern(
       }
       return targetCount;
     }
+    case "fan-out": {
+      // Each task of the target is cut into `pieces`: task i needs target task ⌊i / pieces⌋.
+      const pieces = pattern.pieces ?? (count % targetCount === 0 ? count / targetCount : null);
+      if (pieces === null || pieces * targetCount !== count) {
+        const want = pattern.pieces === undefined ? "a multiple of" : `${pattern.pieces} ×`;
+        problems.push(`${formatPath(at)}: fan-out of ${targetCount} "${pattern.on}" tasks needs a count of ${want} ${targetCount}, not ${count}`);
+      }
+      return count;
+    }
+    case "strided":
+      // Task j needs every target task whose index is j modulo this group's count (piece j of each).
+      if (targetCount % count !== 0) {
+        problems.push(`${formatPath(at)}: strided needs "${pattern.on}" (${targetCount} tasks) to have a multiple of the ${count} tasks of "${prefix}"`);
+      }
+      return targetCount;
     case "all-to-all":
       return count * targetCount;
     case "random":

@@ -1,66 +1,13 @@
 // Workload spec files (JSON or YAML): the schema, its validation with errors that name the
 // path of the bad field, and loading from disk. docs/sim.md documents the format.
-import { readFileSync } from "node:fs";
-import { extname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { escapeControlCharacters } from "../util/escape-control.js";
 import { formatLimit, LIMITS } from "./limits.js";
-import { NETWORK_KINDS } from "./network/registry.js";
-import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
+import { clusterSchema, schedulerProblem } from "./cluster-spec.js";
+import { SpecError } from "./spec-error.js";
+import { loadDataFile } from "./spec-file.js";
 import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
 import { checkTaskTable, TASK_TABLE_FIELD, taskTableSchema, type TaskRow } from "./task-table.js";
-import { parseSize } from "./units.js";
-
-/** A spec that cannot be used, with one entry per problem ("tasks[2].duration.mean: expected a positive number"). */
-export class SpecError extends Error {
-  override readonly name = "SpecError";
-  readonly issues: readonly string[];
-  constructor(issues: readonly string[]) {
-    // Keys and names are user text: a NUL or an ESC in them is shown, not sent to the terminal.
-    const shown = issues.map(escapeControlCharacters);
-    super(shown.length === 1 ? shown[0]! : `${shown.length} problems:\n  ${shown.join("\n  ")}`);
-    this.issues = shown;
-  }
-}
-
-const number = (message: string) => z.number({ error: message });
-const positive = number("expected a number").positive("expected a positive number");
-const nonNegative = number("expected a number").nonnegative("expected a number ≥ 0");
-const probability = number("expected a number").min(0, "expected a probability in [0, 1]").max(1, "expected a probability in [0, 1]");
-const count = number("expected an integer")
-  .int("expected an integer")
-  .positive("expected a positive integer")
-  .max(LIMITS.tasks, `expected at most ${formatLimit(LIMITS.tasks)} (the limit on tasks)`);
-const index = number("expected an integer").int("expected an integer").nonnegative("expected an integer ≥ 0");
-
-const SIZE_EXPECTED = 'expected a number of bytes or a size such as "64 KiB"';
-const MAX_BYTES = `expected at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes)`;
-
-/** Byte quantities: a number, or a string such as "64 KiB" or "1.5GB"; at most LIMITS.bytes. */
-function bytes(min: "positive" | "nonNegative") {
-  const value = number(SIZE_EXPECTED);
-  return z
-    .union([z.number(), z.string()], { error: SIZE_EXPECTED })
-    .transform((raw, ctx) => {
-      if (typeof raw === "number") return raw;
-      const parsed = parseSize(raw);
-      if (parsed === null) {
-        ctx.addIssue({ code: "custom", message: `cannot parse ${JSON.stringify(raw)} as a size (examples: 64 KiB, 1.5GB, 200MB)` });
-        return z.NEVER;
-      }
-      return parsed;
-    })
-    .pipe((min === "positive" ? value.positive("expected a positive number") : value.nonnegative("expected a number ≥ 0")).max(LIMITS.bytes, MAX_BYTES));
-}
-
-/** Parses `raw` with `schema` inside a transform, passing its issues on under their own paths. */
-function parseInto<T>(schema: z.ZodType<T>, raw: unknown, ctx: z.RefinementCtx): T | typeof z.NEVER {
-  const result = schema.safeParse(raw);
-  if (result.success) return result.data;
-  for (const issue of result.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
-  return z.NEVER;
-}
+import { bytes, count, index, isPlainObject, nonNegative, parseInto, positive, probability } from "./spec-fields.js";
 
 // A distribution: a bare value (constant), or an object discriminated by `dist`. A bare
 // value that does not parse is reported as what it is (a bad number or size), at its own path.
@@ -115,10 +62,6 @@ const prefixName = z
 
 const taskKeys = z.array(z.string({ error: "expected a task key" }), { error: "expected a list of task keys" });
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 // Explicit dependencies: a list (entry i for task i) or an object of task → keys. The object
 // is read into a Map here, not by z.record, which drops a key named "__proto__": keys are data,
 // and a key that is not a task of the group must be reported like any other. A Map (a spec
@@ -152,9 +95,11 @@ const dependencyPattern = z.discriminatedUnion(
     z.object({ pattern: z.literal("all-to-all"), on: prefixName }).strict(),
     z.object({ pattern: z.literal("reduce"), on: prefixName, fanIn: count }).strict(),
     z.object({ pattern: z.literal("random"), on: prefixName, p: probability }).strict(),
+    z.object({ pattern: z.literal("fan-out"), on: prefixName, pieces: count.optional() }).strict(),
+    z.object({ pattern: z.literal("strided"), on: prefixName }).strict(),
     z.object({ pattern: z.literal("explicit"), deps: explicitDeps }).strict(),
   ],
-  { error: "expected pattern to be one of none, one-to-one, all-to-all, reduce, random, explicit" },
+  { error: "expected pattern to be one of none, one-to-one, all-to-all, reduce, random, fan-out, strided, explicit" },
 );
 export type DependencyPattern = z.infer<typeof dependencyPattern>;
 
@@ -202,24 +147,6 @@ export const faultSchema = z.discriminatedUnion(
 );
 export type FaultSpec = z.infer<typeof faultSchema>;
 
-const clusterDefaults = z
-  .object({
-    workers: count.max(LIMITS.workers, `expected at most ${formatLimit(LIMITS.workers)} workers`).optional(),
-    threads: count.max(LIMITS.threads, `expected at most ${formatLimit(LIMITS.threads)} threads`).optional(),
-    memoryLimit: bytes("positive").nullable().optional(),
-    network: z.enum(NETWORK_KINDS, { error: `expected ${NETWORK_KINDS.slice(0, -1).join(", ")} or ${NETWORK_KINDS.at(-1)}` }).optional(),
-    latency: nonNegative.optional(),
-    bandwidth: bytes("positive").optional(),
-    scheduler: z
-      .object({
-        name: z.string({ error: "expected a policy name or a module path" }).min(1, "expected a policy name or a module path"),
-        options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]), { error: "expected options as key: value" }).optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
-
 export const workloadSchema = z
   .object({
     name: z.string({ error: "expected a string" }).min(1, "expected a non-empty name").optional(),
@@ -227,7 +154,7 @@ export const workloadSchema = z
     tasks: z.array(taskGroup, { error: "expected a list of task groups" }).min(1, "expected at least one task group"),
     outputs: z.array(prefixName).optional(),
     faults: z.array(faultSchema, { error: "expected a list of faults" }).default([]),
-    cluster: clusterDefaults.optional(),
+    cluster: clusterSchema.optional(),
   })
   .strict();
 
@@ -238,7 +165,7 @@ export const taskTableWorkloadSchema = workloadSchema.omit({ tasks: true }).exte
 export type WorkloadSpec = z.infer<typeof workloadSchema> & { taskTable?: TaskRow[] };
 export type WorkloadSpecInput = z.input<typeof workloadSchema> | z.input<typeof taskTableWorkloadSchema>;
 
-export { formatPath };
+export { formatPath, SpecError };
 
 function patternsOf(dependsOnValue: TaskGroupSpec["dependsOn"]): DependencyPattern[] {
   return Array.isArray(dependsOnValue) ? dependsOnValue : [dependsOnValue];
@@ -292,18 +219,6 @@ export function validateSpec(input: unknown): WorkloadSpec {
   return parsed.data;
 }
 
-/** A registered policy's name and options are checked here; a module path when the run loads it. */
-function schedulerProblem(selection: { name: string; options?: Record<string, string | number | boolean> } | undefined): string | null {
-  if (selection === undefined || isPolicyPath(selection.name)) return null;
-  try {
-    resolvePolicy(selection);
-    return null;
-  } catch (error) {
-    if (error instanceof PolicySelectionError) return `cluster.scheduler: ${error.message}`;
-    throw error;
-  }
-}
-
 function validateTaskTableSpec(input: Record<string, unknown>): WorkloadSpec {
   // A validated table spec carries `tasks: []`, and validating it again must give it back.
   const { tasks, ...rest } = input;
@@ -323,27 +238,10 @@ function validateTaskTableSpec(input: Record<string, unknown>): WorkloadSpec {
 
 /** Reads a JSON (.json) or YAML (anything else) workload file and validates it. */
 export function loadWorkloadFile(path: string): WorkloadSpec {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-    // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse would reject it.
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  } catch (error) {
-    throw new SpecError([`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`]);
-  }
-  let data: unknown;
-  try {
-    data = extname(path).toLowerCase() === ".json" ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new SpecError([`${path}: not valid ${extname(path).toLowerCase() === ".json" ? "JSON" : "YAML"}: ${(error as Error).message.split("\n")[0]}`]);
-  }
-  try {
+  return loadDataFile(path, (data) => {
     const spec = validateSpec(data);
     return spec.name === undefined ? { ...spec, name: baseName(path) } : spec;
-  } catch (error) {
-    if (error instanceof SpecError) throw new SpecError(error.issues.map((issue) => `${path}: ${issue}`));
-    throw error;
-  }
+  });
 }
 
 function baseName(path: string): string {

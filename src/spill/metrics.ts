@@ -83,7 +83,7 @@ export class SpillMetrics {
         span.addMetric("bytes", bytes);
         span.addMetric("count", 1);
       }
-      span.end(modelledSeconds === undefined ? undefined : timer.start + modelledSeconds);
+      span.end(modelledSeconds === undefined ? undefined : this.modelledEnd(timer.start, modelledSeconds));
       // The span's own (quantised) duration, so that totals exported from spans match exactly.
       seconds = span.duration ?? 0;
     } else {
@@ -94,6 +94,16 @@ export class SpillMetrics {
       this.add(index, 1, bytes);
       this.add(index, 2, 1);
     }
+  }
+
+  /**
+   * A modelled duration counts from the request (a virtual disk's includes waiting behind the
+   * requests before it): from the store's clock when the span started later on a cursor clock
+   * (after an earlier modelled child of its root), so the wait is not counted twice; from the
+   * span's start when the store's clock has moved on meanwhile (a real clock).
+   */
+  private modelledEnd(start: number, seconds: number): number {
+    return Math.max(start, Math.min(start, this.clock.now()) + seconds);
   }
 
   /** Snapshot of the totals, keyed `"activity/unit"` (only the series recorded so far). */

@@ -10,8 +10,10 @@ import type { Key } from "./key.js";
  * Modelled durations (the simulator's virtual disk): `read` may return
  * `{ bytes, seconds }` instead of the bare bytes, and `write` may return `{ seconds }`.
  * When a duration is returned, the SpillBuffer records it as the `disk-read` /
- * `disk-write` seconds instead of the wall time it measured: the child span gets
- * `start = now` and `end = start + seconds`, and the cumulative totals get `seconds`.
+ * `disk-write` seconds instead of the wall time it measured: the duration counts from the
+ * request (waiting behind earlier requests included), so the child span ends `seconds` after
+ * the SpillBuffer's clock read at the request, or after the span's start when that is
+ * earlier; the cumulative totals get the span's duration.
  * A store that returns nothing (or bare bytes) is timed with the clock. Accumulating
  * the modelled time elsewhere (e.g. a virtual disk's own counter) is the store's business.
  */

@@ -24,6 +24,10 @@ export interface WorkerCore {
   readonly spanRegistry: SpanRegistry;
   readonly roots: RootDigester;
   readonly work: WorkTracker;
+  /** Seconds a done event waits for the event loop before it is handled (WorkerOptions.eventLoop; 0 without one). */
+  doneEventDelay(): number;
+  /** Seconds until the event loop is through its booked work (WorkerOptions.eventLoop's idleIn; 0 without one). */
+  loopIdleIn(): number;
   /** False once close() began: no done event is handled any more. */
   isRunning(): boolean;
   /** A fresh stimulus id, `<name>-<n>`. */
@@ -46,13 +50,20 @@ export type RootedWork = ExecuteWork | TransferWork;
  * cancelled work.
  */
 export function launch<T>(core: WorkerCore, work: RootedWork, explicitSpans: boolean, run: () => Promise<T>, finish: (outcome: T) => void): void {
+  const settle = (outcome: T): void => {
+    try {
+      finish(outcome);
+    } catch (error) {
+      core.internalError(error, work.kind);
+    }
+  };
   (explicitSpans ? run() : work.root.asCurrent(run)).then(
     (outcome) => {
-      try {
-        finish(outcome);
-      } catch (error) {
-        core.internalError(error, work.kind);
-      }
+      // The event loop's cost of the done event (a modelled loop only): the root is still
+      // open, so the wait is its `other` time. A close() during the wait settles at once.
+      const wait = core.doneEventDelay();
+      if (wait > 0) core.clock.sleep(wait, core.signal).then(() => settle(outcome), () => settle(outcome));
+      else settle(outcome);
     },
     (error: unknown) => {
       if (core.work.settle(work)) core.work.cancel(work);

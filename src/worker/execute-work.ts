@@ -92,7 +92,9 @@ export class Executions {
     } catch (error) {
       return { kind: "failure", error, start: null, stop: null };
     }
-    const behind = latestChildEnd(root, 0) - core.clock.now();
+    // after its arguments are read (a modelled disk read ends in the future) and once the
+    // event loop is through what was queued before this task's coroutine
+    const behind = Math.max(latestChildEnd(root, 0) - core.clock.now(), core.loopIdleIn());
     if (behind > 0) {
       try {
         await core.clock.sleep(behind, signal);

@@ -215,6 +215,27 @@ export interface WorkerOptions {
   sizeof?: (value: unknown) => number;
   /** Unexpected internal errors (a state-machine exception while handling a done event). Default: rethrown asynchronously. */
   onError?: (error: unknown) => void;
+  /**
+   * The worker's event loop as a serial resource with a cost per stimulus (a simulator
+   * knob; real workers pay it for real). When set, the done event of every async instruction
+   * (execute, gather-dep) waits `handlingDelay()` seconds before it is handled, inside the
+   * instruction's root span: that wait shows as the root's `other` time, as in dask's ledger.
+   * Default: none (done events are handled as soon as the work ends).
+   */
+  eventLoop?: EventLoopModel;
+}
+
+/** See `WorkerOptions.eventLoop`. */
+export interface EventLoopModel {
+  /** Seconds from now until the loop has handled one more stimulus (its queue plus its cost); reserves that time. */
+  handlingDelay(): number;
+  /**
+   * Seconds from now until the loop has got through the work booked so far, booking nothing.
+   * An Execute instruction's task starts then: asyncio runs ready callbacks in order, so the
+   * coroutine that reads a task's arguments and hands it to a thread waits for what was
+   * queued before it (other done events, spilling). Optional: without it, tasks start at once.
+   */
+  idleIn?(): number;
 }
 
 // ---- metrics ---------------------------------------------------------------------------------

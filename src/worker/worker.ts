@@ -92,6 +92,7 @@ export class Worker implements DataServer {
     const retryBusyDelay = checkRetryBusyDelay(options);
     const getDataBusyLimit = checkPositive(options.getDataBusyLimit ?? DEFAULT_GET_DATA_BUSY_LIMIT, "getDataBusyLimit", true);
     const sizeof = options.sizeof ?? workerSizeof;
+    const eventLoop = options.eventLoop;
     this.spanRegistry = options.spanRegistry ?? new SpanRegistry();
     this.metrics = new MetricsStore({ inProgress: () => this.#inProgressIncrements() });
     this.#roots = new RootDigester({
@@ -123,6 +124,8 @@ export class Worker implements DataServer {
       spanRegistry: this.spanRegistry,
       roots: this.#roots,
       work: this.#work,
+      doneEventDelay: eventLoop === undefined ? () => 0 : () => eventLoop.handlingDelay(),
+      loopIdleIn: eventLoop?.idleIn === undefined ? () => 0 : eventLoop.idleIn.bind(eventLoop),
       isRunning: () => this.#status === "running",
       stimulusId: (name) => this.#stimulusId(name),
       handleStimulus: (event) => this.#loop.handle(event, stimulusRoot(event.kind), "ok", null, false),

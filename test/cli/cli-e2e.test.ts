@@ -247,4 +247,20 @@ describe("bad input (end to end): exit 2, one line, no stack trace", () => {
   it("an unknown option", async () => {
     expectOneLineError(await inProcess(["run", "--frobnicate"]), 2, "error: unknown option '--frobnicate'");
   });
+  it("a cluster profile with a bad field names the file and the field", async () => {
+    writeFileSync(join(dir, "bad-profile.yaml"), "overheads:\n  workerHandling: -1\n");
+    expectOneLineError(await inProcess(["run", "map", "--size", "4", "--cluster", "bad-profile.yaml"]), 2, "error: bad-profile.yaml: overheads.workerHandling: expected a number ≥ 0");
+  });
+});
+
+describe("spanwork run --cluster (in process)", () => {
+  it("runs the workload on the profile's cluster, over the spec's own", async () => {
+    writeFileSync(join(dir, "two-groups.yaml"), "# a profile\ngroups:\n  - { count: 1, threads: 3 }\n  - { count: 2, threads: 1 }\nnetwork: shared-host\nlatency: 0.002\n");
+    const outcome = await inProcess(["run", "tiny.yaml", "--cluster", "two-groups.yaml", "--json", "profiled.json", "-q"]);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, "profiled.json"), "utf8")) as { workers: number; network: string; perWorker: Array<{ nthreads: number }> };
+    expect(report.workers).toBe(3);
+    expect(report.network).toBe("shared-host");
+    expect(report.perWorker.map((w) => w.nthreads)).toEqual([3, 1, 1]);
+  });
 });

@@ -3,6 +3,8 @@
 import { Writable } from "node:stream";
 import type { MetricTotal, SimOptions, SimReport, SimResult, TaskRecord } from "../../src/sim/report.js";
 import { REPORT_SCHEMA_VERSION } from "../../src/sim/report.js";
+import { DEFAULT_MEMORY_MODEL } from "../../src/sim/memory.js";
+import { DEFAULT_OVERHEADS } from "../../src/sim/overheads.js";
 import type { CliIo } from "../../src/cli/cli-io.js";
 import { SpecProblemsError } from "../../src/cli/errors.js";
 import type { CliWorkload, SimulatorApi } from "../../src/cli/simulator-api.js";
@@ -65,7 +67,7 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
     completion: "all 10 tasks finished: 9 in memory, 1 erred, 0 lost",
     perWorker: [
       {
-        address: "sim://w0", nthreads: 2, utilisation: 0.8125, tasksExecuted: 5, busySeconds: 6.5, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 40 * MiB, unspilledBytes: 10 * MiB, peakMemoryBytes: 250 * MiB, died: false,
+        address: "sim://w0", nthreads: 2, utilisation: 0.8125, tasksExecuted: 5, busySeconds: 6.5, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 40 * MiB, unspilledBytes: 10 * MiB, peakMemoryBytes: 250 * MiB, died: false, eventLoopSeconds: 0.01,
         threadTime: {
           lifetime: 4,
           capacity: 8,
@@ -75,7 +77,7 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
         },
       },
       {
-        address: "sim://w1", nthreads: 2, utilisation: 0.5, tasksExecuted: 5, busySeconds: 4, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 24 * MiB, unspilledBytes: 6 * MiB, peakMemoryBytes: 200 * MiB, died: false,
+        address: "sim://w1", nthreads: 2, utilisation: 0.5, tasksExecuted: 5, busySeconds: 4, bytesSent: 24 * MiB, bytesReceived: 24 * MiB, spilledBytes: 24 * MiB, unspilledBytes: 6 * MiB, peakMemoryBytes: 200 * MiB, died: false, eventLoopSeconds: 0.01,
         threadTime: {
           lifetime: 4,
           capacity: 8,
@@ -98,6 +100,13 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
       { time: 0, worker: "sim://w1", memoryBytes: 0, spilledBytes: 0 },
       { time: 2, worker: "sim://w1", memoryBytes: 200 * MiB, spilledBytes: 24 * MiB },
     ],
+    cluster: {
+      network: { model: "latency-bandwidth", latency: 0.001, bandwidth: 100e6, workersPerHost: 1, hostBandwidth: null },
+      disk: { bandwidth: 500e6, latency: 0.0001 },
+      overheads: { ...DEFAULT_OVERHEADS },
+      memory: { ...DEFAULT_MEMORY_MODEL },
+      schedulerLoopSeconds: 0.002,
+    },
     ...overrides,
   };
 }
@@ -120,6 +129,9 @@ export function fakeSimulator(report: SimReport = sampleReport(), calls: FakeSim
     builtInWorkload: (name) => builtIns.get(name),
     loadWorkloadFile: (_path, displayPath) => {
       throw new SpecProblemsError([`${displayPath}: tasks[0].count: expected a positive integer`, `${displayPath}: tasks[1].prefix: expected a string`]);
+    },
+    loadClusterProfile: (_path, displayPath) => {
+      throw new SpecProblemsError([`${displayPath}: overheads.workerHandling: expected a number ≥ 0`]);
     },
     simulate: async (workload, options) => {
       calls.simulate.push({ workload, options });

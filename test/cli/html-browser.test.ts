@@ -84,6 +84,8 @@ describe("HTML report in a real browser", () => {
         size: 128,
         maxSpill: 600e6,
         faults: [{ kind: "worker-death", worker: 1, at: 10 }, { kind: "transfer-failure", probability: 0.05 }],
+        // the one death is the fault's: no nanny terminating a worker whose memory ran full first
+        cluster: { memory: { terminate: false } },
       });
       report = result.report;
       path = join(dir, "eventful.html");
@@ -157,7 +159,8 @@ describe("HTML report in a real browser", () => {
       const { page, consoleErrors } = await openReport(browser, path);
       // a single run's mark (runs back to back on one thread slot may be drawn merged)
       const task = await tooltipOf(page, 'figure[data-chart="task-stream"] rect.mark:not([data-tip*="runs merged"])');
-      const record = report.taskRecords.find((r) => task.startsWith(r.key));
+      // the tip's first line is the key (exactly: produce-3 is not produce-39), and it names the run's worker and slot
+      const record = report.taskRecords.find((r) => task.split("\n")[0] === r.key && task.includes(`${r.worker} · thread ${r.thread}`));
       expect(record, `a task run named in ${JSON.stringify(task)}`).toBeDefined();
       expect(task).toContain(`prefix ${record!.prefix} · ${record!.outcome}`);
       expect(task).toContain(`${record!.worker} · thread ${record!.thread}`);

@@ -42,6 +42,12 @@ describe("spanwork run", () => {
     expect(sized.calls.simulate[0]!.options).toMatchObject({ size: 50, memoryLimit: null });
   });
 
+  it("passes --latency and --bandwidth, with their units", async () => {
+    const result = await run(["run", "map", "--latency", "1.14ms", "--bandwidth", "744MB/s"]);
+    expect(result.code).toBe(0);
+    expect(result.calls.simulate[0]!.options).toMatchObject({ latency: 0.00114, bandwidth: 744e6 });
+  });
+
   it("leaves unset options to the workload's own defaults", async () => {
     const { options } = (await run(["run", "map"])).calls.simulate[0]!;
     expect(Object.keys(options).sort()).toEqual(["collectSpans", "onProgress", "signal"]);
@@ -105,7 +111,10 @@ describe("bad input: exit 2 and one line on stderr", () => {
     [["run", "map", "--size", "0"], "error: --size: must be between 1 and 1000000, got 0"],
     [["run", "map", "--threads", "1.5"], 'error: --threads: expected a whole number, got "1.5"'],
     [["run", "map", "--seed", "-3"], "error: --seed: expected a whole number, got \"-3\""],
-    [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min)'],
+    [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min, shared-host)'],
+    [["run", "map", "--latency", "soon"], 'error: --latency: cannot parse "soon" as seconds (examples: 0.001, 1.14ms, 300us)'],
+    [["run", "map", "--bandwidth", "0"], 'error: --bandwidth: must be greater than zero, got "0"'],
+    [["run", "map", "--cluster", "no-such-profile.yaml"], "error: --cluster: no-such-profile.yaml: no such file"],
     [["run", "nope"], 'error: unknown workload "nope" (built-in: map, shuffle; or give the path of a JSON/YAML spec file)'],
     [["run", "missing.yaml"], "error: missing.yaml: no such file"],
     [["run", "map", "--json", "no-such-dir/r.json"], "error: --json: cannot write \"no-such-dir/r.json\": directory"],

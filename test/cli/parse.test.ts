@@ -72,6 +72,6 @@ describe("parseNetworkModel", () => {
     expect(parseNetworkModel("max-min")).toBe("max-min");
   });
   it("lists the models when the name is unknown", () => {
-    expect(() => parseNetworkModel("fast")).toThrow('--network: unknown network model "fast" (choose one of: instant, latency-bandwidth, max-min)');
+    expect(() => parseNetworkModel("fast")).toThrow('--network: unknown network model "fast" (choose one of: instant, latency-bandwidth, max-min, shared-host)');
   });
 });

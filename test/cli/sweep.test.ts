@@ -70,7 +70,7 @@ describe("spanwork sweep", () => {
     expect(listed.code).toBe(2);
     expect(listed.stdout.split("\n").slice(1, 4)).toEqual([
       'bad.yaml: axes.workers[1]: expected a whole number, got "two"',
-      "bad.yaml: axes.wrkers: not a simulation option of spanwork run (axes can be: workers, threads, memory-limit, size, network, scheduler)",
+      "bad.yaml: axes.wrkers: not a simulation option of spanwork run (axes can be: workers, threads, memory-limit, size, network, scheduler, latency, bandwidth)",
       "bad.yaml: seeds[1]: seed 1 is listed twice",
     ]);
     writeFileSync(join(dir, "sized.yaml"), "workloads: [map, faulty.yaml]\naxes:\n  size: [10, 20]\n");

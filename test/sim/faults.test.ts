@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GraphBuilder, simulate, workerAddress, type FaultSpec, type SimReport, type Workload } from "../../src/sim/index.js";
+import { GraphBuilder, NETWORK_KINDS, NO_OVERHEADS, simulate, workerAddress, type FaultSpec, type SimReport, type Workload } from "../../src/sim/index.js";
 
 function expectNothingLost(report: SimReport): void {
   expect(report.complete).toBe(true);
@@ -56,7 +56,7 @@ describe("faults end with nothing lost", () => {
   });
 
   it("all of them at once, on every network model", async () => {
-    for (const network of ["instant", "latency-bandwidth", "max-min"] as const) {
+    for (const network of NETWORK_KINDS) {
       const { report } = await simulate("random-dag", {
         size: 150,
         seed: 11,
@@ -132,7 +132,7 @@ describe("faults end with nothing lost", () => {
     const b = builder.addTask({ key: "b-0", prefix: "b", duration: 10, nbytes: 1 });
     builder.addDependency(b, a);
     const workload: Workload = { name: "halt", description: "", graph: builder.build("halt"), faults: [], cluster: {} };
-    const { report } = await simulate(workload, { workers: 1, faults: [{ kind: "worker-death", worker: 0, at: 5 }], stallTimeout: 60 });
+    const { report } = await simulate(workload, { workers: 1, faults: [{ kind: "worker-death", worker: 0, at: 5 }], stallTimeout: 60, cluster: { overheads: NO_OVERHEADS } });
     expect(report.complete).toBe(false);
     expect(report.completion).toContain("stuck at t=1s");
   });
@@ -167,7 +167,9 @@ describe("memory: spilling and pausing", () => {
     const workload: Workload = { name: "pause", description: "", graph: builder.build("pause"), faults: [], cluster: {} };
     // Nothing can spill (maxSpill 0): at t=1.5 the worker holds 85 MB of 100 MB (> 80%) and
     // pauses; at t=2 use-0 ends, big-0 is freed, 16 MB remain and it unpauses.
-    const { report } = await simulate(workload, { workers: 1, threads: 2, memoryLimit: 100e6, maxSpill: 0, validate: true });
+    // Checked after every change, with no overheads: the times are the tasks' own.
+    const cluster = { overheads: NO_OVERHEADS, memory: { monitorInterval: 0 } };
+    const { report } = await simulate(workload, { workers: 1, threads: 2, memoryLimit: 100e6, maxSpill: 0, validate: true, cluster });
     expectNothingLost(report);
     expect(report.faults.filter((f) => f.kind === "pause" || f.kind === "unpause").map((f) => [f.time, f.kind])).toEqual([
       [1.5, "pause"],
@@ -182,7 +184,7 @@ describe("stall detection", () => {
     const builder = new GraphBuilder();
     builder.addTask({ key: "slow-0", prefix: "slow", duration: 5000, nbytes: 1 });
     const workload: Workload = { name: "slow", description: "", graph: builder.build("slow"), faults: [], cluster: {} };
-    const { report } = await simulate(workload, { workers: 1, stallTimeout: 60 });
+    const { report } = await simulate(workload, { workers: 1, stallTimeout: 60, cluster: { overheads: NO_OVERHEADS } });
     expectNothingLost(report);
     expect(report.makespan).toBe(5000);
   });

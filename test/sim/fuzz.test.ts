@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { simulate } from "../../src/sim/index.js";
-import { fault, networks, workloads } from "../testing/cluster-fuzz.js";
+import { fault, networks, TIGHT_MEMORY, workloads } from "../testing/cluster-fuzz.js";
 
 describe("random faults on random workloads", () => {
   it("always end with every task in memory or erred, as long as a worker survives", async () => {
@@ -21,7 +21,7 @@ describe("random faults on random workloads", () => {
             network,
             faults: survivable,
             validate: true,
-            ...(tight ? { memoryLimit: 40e6 } : {}),
+            ...(tight ? TIGHT_MEMORY : {}),
           });
           if (!report.complete) throw new Error(`${workload} seed ${seed} ${network}: ${report.completion} ${JSON.stringify(report.stuck)}`);
           expect(report.tasks.completed + report.tasks.erred).toBe(report.tasks.total);

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { InstantNetwork, LatencyBandwidthNetwork, MaxMinNetwork, maxMinFairRates } from "../../src/sim/network/index.js";
+import { GraphBuilder, NO_OVERHEADS, simulate, type Workload } from "../../src/sim/index.js";
+import { createNetwork, InstantNetwork, LatencyBandwidthNetwork, MaxMinNetwork, maxMinFairRates, maxMinFairRatesOver } from "../../src/sim/network/index.js";
 import { NetworkError, VirtualClock } from "../../src/worker/index.js";
 
 function transfer(from: string, to: string, bytes: number, signal = new AbortController().signal) {
@@ -115,5 +117,105 @@ describe("LatencyBandwidthNetwork and InstantNetwork", () => {
     expect(clock.now()).toBe(0);
     network.failWorker("B");
     await expect(network.transfer(transfer("A", "B", 1))).rejects.toBeInstanceOf(NetworkError);
+  });
+});
+
+describe("maxMinFairRatesOver (any resources per flow)", () => {
+  it("property: no resource over capacity, and every flow has a saturated bottleneck where no flow gets more (max-min fairness)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 1, max: 1000, noNaN: true }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.array(fc.nat(7), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }),
+        (capacity, rawFlows) => {
+          const flows = rawFlows.map((rs) => [...new Set(rs.map((r) => r % capacity.length))]);
+          const start = [0];
+          const resources: number[] = [];
+          for (const rs of flows) {
+            resources.push(...rs);
+            start.push(resources.length);
+          }
+          const rates = maxMinFairRatesOver(start, resources, capacity);
+          const load = capacity.map((_, r) => flows.reduce((sum, rs, f) => sum + (rs.includes(r) ? rates[f]! : 0), 0));
+          load.forEach((used, r) => expect(used).toBeLessThanOrEqual(capacity[r]! * (1 + 1e-9)));
+          flows.forEach((rs, f) => {
+            expect(rates[f]!).toBeGreaterThan(0);
+            const bottleneck = rs.some((r) => load[r]! >= capacity[r]! * (1 - 1e-9) && flows.every((other, g) => !other.includes(r) || rates[g]! <= rates[f]! * (1 + 1e-9)));
+            expect(bottleneck).toBe(true);
+          });
+        },
+      ),
+      { numRuns: 300, seed: 15 },
+    );
+  });
+});
+
+describe("per-worker capacities and shared hosts", () => {
+  const endpoints = (entries: Array<[string, number, number, number]>) => new Map(entries.map(([a, send, receive, host]) => [a, { send, receive, host }]));
+
+  it("max-min: a transfer runs at the smaller of its sender's send and its receiver's receive capacity", async () => {
+    const clock = new VirtualClock();
+    const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, endpoints: endpoints([["A", 40, 100, 0], ["B", 100, 100, 1]]) });
+    let end = -1;
+    void network.transfer(transfer("A", "B", 80)).then(() => (end = clock.now()));
+    await clock.run();
+    expect(end).toBeCloseTo(2, 12);
+  });
+
+  it("shared-host: a send and a receive at once on one host share its capacity (each runs at half)", async () => {
+    for (const kind of ["max-min", "shared-host"] as const) {
+      const clock = new VirtualClock();
+      const network = createNetwork(kind, clock, { latency: 0, bandwidth: 100, endpoints: endpoints([["A", 100, 100, 0], ["B", 100, 100, 1]]) });
+      const ends: number[] = [];
+      void network.transfer(transfer("A", "B", 100)).then(() => ends.push(clock.now()));
+      void network.transfer(transfer("B", "A", 100)).then(() => ends.push(clock.now()));
+      await clock.run();
+      // full duplex: 1 s each; shared: A sends and receives through one 100/s capacity, so 50/s each
+      expect(ends).toEqual(kind === "max-min" ? [1, 1] : [2, 2]);
+    }
+    // one transfer alone still gets the whole capacity
+    const clock = new VirtualClock();
+    const network = createNetwork("shared-host", clock, { latency: 0, bandwidth: 100 });
+    let end = -1;
+    void network.transfer(transfer("A", "B", 100)).then(() => (end = clock.now()));
+    await clock.run();
+    expect(end).toBe(1);
+  });
+
+  it("shared-host: workers of one host share it, a transfer between them draws on it once", async () => {
+    const clock = new VirtualClock();
+    // A and B on host 0 (capacity 100), C on host 1
+    const network = createNetwork("shared-host", clock, { latency: 0, bandwidth: 100, hostBandwidth: 100, endpoints: endpoints([["A", 100, 100, 0], ["B", 100, 100, 0], ["C", 100, 100, 1]]) });
+    const ends: Record<string, number> = {};
+    void network.transfer(transfer("A", "B", 50)).then(() => (ends.ab = clock.now()));
+    void network.transfer(transfer("C", "B", 50)).then(() => (ends.cb = clock.now()));
+    await clock.run();
+    // host 0 carries both (A→B once, C→B's receive): 50/s each, both done at t = 1
+    expect(ends).toEqual({ ab: 1, cb: 1 });
+  });
+
+  it("latency-bandwidth: the smaller of the two ends, no contention", async () => {
+    const clock = new VirtualClock();
+    const network = createNetwork("latency-bandwidth", clock, { latency: 0.5, bandwidth: 100, endpoints: endpoints([["A", 100, 100, 0], ["B", 100, 25, 1]]) });
+    let end = -1;
+    void network.transfer(transfer("A", "B", 50)).then(() => (end = clock.now()));
+    await clock.run();
+    expect(end).toBeCloseTo(2.5, 12);
+  });
+
+  it("in a run: worker groups with their own bandwidth", async () => {
+    const builder = new GraphBuilder();
+    const a = builder.addTask({ key: "big-0", prefix: "big", duration: 1, nbytes: 100e6 });
+    const b = builder.addTask({ key: "small-0", prefix: "small", duration: 1, nbytes: 10e6 });
+    const c = builder.addTask({ key: "join-0", prefix: "join", duration: 1, nbytes: 1 });
+    builder.addDependency(c, a);
+    builder.addDependency(c, b);
+    const workload: Workload = { name: "join", description: "", graph: builder.build("join"), faults: [], cluster: {} };
+    // small-0's worker sends at 10 MB/s: its 10 MB take 1 s (+ 0.01 s latency)
+    const { report } = await simulate(workload, {
+      network: "latency-bandwidth",
+      latency: 0.01,
+      cluster: { groups: [{ count: 1, threads: 1, bandwidth: 100e6 }, { count: 1, threads: 1, sendBandwidth: 10e6 }], overheads: NO_OVERHEADS },
+    });
+    expect(report.makespan).toBeCloseTo(3.01, 9);
   });
 });

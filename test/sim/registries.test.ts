@@ -12,7 +12,7 @@ import { captureIo } from "../cli/fixtures.js";
 
 describe("the network registry", () => {
   it("names the models in order, each building a network of its kind", () => {
-    expect(NETWORK_KINDS).toEqual(["instant", "latency-bandwidth", "max-min"]);
+    expect(NETWORK_KINDS).toEqual(["instant", "latency-bandwidth", "max-min", "shared-host"]);
     for (const kind of NETWORK_KINDS) {
       expect(NETWORK_MODELS[kind].description).not.toMatch(/\n/);
       expect(createNetwork(kind, new VirtualClock(), { latency: 0.001, bandwidth: 1e6 }).kind).toBe(kind);
@@ -25,7 +25,7 @@ describe("the network registry", () => {
       expect(parseNetworkModel(kind)).toBe(kind);
     }
     expect(() => validateSpec({ tasks: [{ prefix: "a" }], cluster: { network: "carrier-pigeon" } })).toThrow(SpecError);
-    expect(() => parseNetworkModel("constructor")).toThrow('unknown network model "constructor" (choose one of: instant, latency-bandwidth, max-min)');
+    expect(() => parseNetworkModel("constructor")).toThrow('unknown network model "constructor" (choose one of: instant, latency-bandwidth, max-min, shared-host)');
   });
 
   it("is what `spanwork list networks` prints", async () => {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { GraphBuilder, simulate, workerAddress, type Workload } from "../../src/sim/index.js";
+import { GraphBuilder, NO_OVERHEADS, simulate, workerAddress, type Workload } from "../../src/sim/index.js";
+
+// Times computed by hand: no scheduler or worker overheads.
+const cluster = { overheads: NO_OVERHEADS };
 
 function workload(tasks: Array<[key: string, deps: string[], duration: number, nbytes: number]>, name = "hand"): Workload {
   const builder = new GraphBuilder();
@@ -16,7 +19,7 @@ describe("simulate: makespans computed by hand", () => {
         ["b-0", ["a-0"], 2, 10],
         ["c-0", ["b-0"], 3, 10],
       ]),
-      { workers: 1, threads: 1, network: "instant", validate: true },
+      { workers: 1, threads: 1, network: "instant", validate: true, cluster },
     );
     expect(report.complete).toBe(true);
     expect(report.makespan).toBe(6);
@@ -37,7 +40,7 @@ describe("simulate: makespans computed by hand", () => {
         ["b-0", [], 1, 1],
         ["c-0", [], 1, 1],
       ]),
-      { workers: 1, threads: 2, network: "instant" },
+      { workers: 1, threads: 2, network: "instant", cluster },
     );
     // a-0 on one thread for 2 s; b-0 then c-0 on the other.
     expect(report.makespan).toBe(2);
@@ -51,7 +54,7 @@ describe("simulate: makespans computed by hand", () => {
         ["small-0", [], 1, 10e6],
         ["join-0", ["big-0", "small-0"], 1, 1],
       ]),
-      { workers: 2, threads: 1, network: "latency-bandwidth", latency: 0.01, bandwidth: 100e6, validate: true },
+      { workers: 2, threads: 1, network: "latency-bandwidth", latency: 0.01, bandwidth: 100e6, validate: true, cluster },
     );
     // join-0 runs where the 100 MB are; the 10 MB come over in 0.01 + 10e6 / 100e6 = 0.11 s.
     const join = report.taskRecords.find((r) => r.key === "join-0")!;

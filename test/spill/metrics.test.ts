@@ -128,6 +128,21 @@ describe("spill metrics", () => {
     expect(buf.cumulativeMetrics.get("disk-write/seconds")).toBe(0.5);
   });
 
+  it("a modelled duration counts from the request, not from a span that a cursor clock started later", () => {
+    // The buffer's virtual clock stands at 0 during the call; the span's clock is a root's
+    // cursor, already at the end (0.25) of an earlier modelled write. The store's 0.5 s include
+    // the wait behind that write: the request is done at 0.5, not at 0.75.
+    const store = new MemoryStore();
+    store.writeSeconds = 0.5;
+    const buf = new SpillBuffer({ target: 0, store, clock: { now: () => 0 }, logger: new RecordingLogger() });
+    const root = new Span("execute", { clock: { now: () => 0.25 } }).start();
+    root.asCurrent(() => buf.set("k", "v".repeat(10)));
+    const write = root.children.find((c) => c.name[0] === "disk-write")!;
+    expect(write.startTime).toBe(0.25);
+    expect(write.endTime).toBe(0.5);
+    expect(buf.cumulativeMetrics.get("disk-write/seconds")).toBe(0.25);
+  });
+
   it("a store reporting a bad modelled duration is a store failure naming the problem", () => {
     const logger = new RecordingLogger();
     const store = new MemoryStore();

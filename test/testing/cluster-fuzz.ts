@@ -16,7 +16,15 @@ export const fault: fc.Arbitrary<FaultSpec> = fc.oneof(
 );
 
 // A record over NetworkKind, so that a new network model is a compile error here until it is fuzzed.
-const networkKinds: Record<NetworkKind, true> = { instant: true, "latency-bandwidth": true, "max-min": true };
+const networkKinds: Record<NetworkKind, true> = { instant: true, "latency-bandwidth": true, "max-min": true, "shared-host": true };
 
 /** Every network model of the simulator. */
 export const networks = Object.keys(networkKinds) as NetworkKind[];
+
+/**
+ * The options of a run on tight memory: 40 MB per worker, so that spilling and pausing get
+ * exercised. The nanny's terminate is off: the simulator does not restart a terminated
+ * worker (docs/sim.md, "Memory"), and killing every worker whose data outgrows 40 MB would
+ * make most of these runs end stuck instead of testing the faults they were drawn with.
+ */
+export const TIGHT_MEMORY = { memoryLimit: 40e6, cluster: { memory: { terminate: false as const } } };

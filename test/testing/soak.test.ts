@@ -74,7 +74,7 @@ describe("soak", () => {
     expect(lines[0]).toMatch(/^soak seed 1: 2,000 WorkerState stimuli, 2 cluster runs \(load [\d.]+\)$/);
     expect(lines[1]).toBe("replay the whole soak: npm run soak -- --events 2000 --seed 1 --cluster-runs 2");
     const summary = lines.at(-1) ?? "";
-    expect(summary).toMatch(/^soak clean: [\d,]+ WorkerState stimuli in [\d,]+ runs, 2 cluster runs \(instant \d+, latency-bandwidth \d+, max-min \d+\) in [\d.]+ s, load [\d.]+$/);
+    expect(summary).toMatch(/^soak clean: [\d,]+ WorkerState stimuli in [\d,]+ runs, 2 cluster runs \(instant \d+, latency-bandwidth \d+, max-min \d+, shared-host \d+\) in [\d.]+ s, load [\d.]+$/);
     expect(Number(/clean: ([\d,]+)/.exec(summary)?.[1]?.replaceAll(",", ""))).toBeGreaterThanOrEqual(2000);
   });
 

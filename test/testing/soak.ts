@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { simulate } from "../../src/index.js";
 import type { WorkerState, WorkerStateOptions } from "../../src/state/index.js";
 import { StimulusViolation, arbitraryStimuli, formatReplay, freshWorkerState, runStimuli } from "../../src/testing/index.js";
-import { fault, networks, workloads, type FuzzWorkload } from "./cluster-fuzz.js";
+import { fault, networks, TIGHT_MEMORY, workloads, type FuzzWorkload } from "./cluster-fuzz.js";
 
 export type SoakPart = "state" | "cluster";
 
@@ -152,7 +152,7 @@ function clusterProperty(byNetwork: Map<string, number>) {
       network: c.network,
       faults,
       validate: true,
-      ...(c.tight ? { memoryLimit: 40e6 } : {}),
+      ...(c.tight ? TIGHT_MEMORY : {}),
     });
     byNetwork.set(c.network, (byNetwork.get(c.network) ?? 0) + 1);
     const { total, completed, erred, lost } = report.tasks;

@@ -1,5 +1,6 @@
 // Fidelity 1: each transfer takes latency + bytes / bandwidth, independently of the others
-// (no contention). Cheap, and easy to compute by hand.
+// (no contention; the bandwidth of a transfer is the smaller of its sender's send and its
+// receiver's receive capacity). Cheap, and easy to compute by hand.
 import { NetworkError } from "../../worker/errors.js";
 import type { NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
 
@@ -22,7 +23,9 @@ export class LatencyBandwidthNetwork implements SimNetwork {
   transfer(request: TransferRequest): Promise<void> {
     if (request.signal.aborted) return Promise.reject(request.signal.reason);
     const deadEnd = this.dead.has(request.from) ? request.from : this.dead.has(request.to) ? request.to : null;
-    const seconds = this.parameters.latency + request.bytes / this.parameters.bandwidth;
+    const { endpoints, bandwidth } = this.parameters;
+    const rate = Math.min(endpoints?.get(request.from)?.send ?? bandwidth, endpoints?.get(request.to)?.receive ?? bandwidth);
+    const seconds = this.parameters.latency + request.bytes / rate;
     return new Promise<void>((resolve, reject) => {
       const entry: ActiveTransfer = {
         request,

@@ -4,7 +4,7 @@
 // completion, is moved whenever the rates change.
 import type { TimerHandle } from "../../worker/clock.js";
 import { NetworkError } from "../../worker/errors.js";
-import type { NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
+import type { NetworkKind, NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
 
 export const maxMinModel: NetworkModelEntry = {
   description: "concurrent transfers share every worker's send and receive bandwidth max-min fairly (default)",
@@ -12,52 +12,38 @@ export const maxMinModel: NetworkModelEntry = {
 };
 
 export interface MaxMinParameters extends NetworkParameters {
-  /** Bytes/s a worker can send in total (default: bandwidth). */
+  /** Bytes/s a worker can send in total (default: bandwidth), for workers without an entry in `endpoints`. */
   sendCapacity?: number;
   /** Bytes/s a worker can receive in total (default: bandwidth). */
   receiveCapacity?: number;
 }
 
 /**
- * Max-min fair rates of flows `src[i] → dst[i]` over endpoints with the given send and
- * receive capacities (progressive filling: raise every unfrozen flow's rate together; when
- * a capacity runs out, freeze the flows through it). O(E² + F) for E endpoints, F flows.
+ * Max-min fair rates of flows over shared resources: flow f uses the resources
+ * `resources[start[f]] … resources[start[f + 1] - 1]` (each at most once) and resource r has
+ * `capacity[r]` (progressive filling: raise every unfrozen flow's rate together; when a
+ * resource runs out, freeze the flows through it). O(R × B + Σ degrees) for R resources and
+ * B bottlenecks found.
  */
-export function maxMinFairRates(
-  src: ArrayLike<number>,
-  dst: ArrayLike<number>,
-  sendCapacity: ArrayLike<number>,
-  receiveCapacity: ArrayLike<number>,
-): Float64Array {
-  const flows = src.length;
-  const endpoints = sendCapacity.length;
-  const resources = 2 * endpoints;
+export function maxMinFairRatesOver(start: ArrayLike<number>, resources: ArrayLike<number>, capacity: ArrayLike<number>): Float64Array {
+  const flows = start.length - 1;
+  const count = capacity.length;
   const rates = new Float64Array(flows);
-  const left = new Float64Array(resources);
-  const users = new Int32Array(resources);
-  for (let e = 0; e < endpoints; e++) {
-    left[e] = sendCapacity[e]!;
-    left[endpoints + e] = receiveCapacity[e]!;
-  }
-  for (let f = 0; f < flows; f++) {
-    users[src[f]!]!++;
-    users[endpoints + dst[f]!]!++;
-  }
+  const left = Float64Array.from(capacity);
+  const users = new Int32Array(count);
+  for (let m = 0; m < resources.length; m++) users[resources[m]!]!++;
   // Flows by resource, CSR.
-  const start = new Int32Array(resources + 1);
-  for (let r = 0; r < resources; r++) start[r + 1] = start[r]! + users[r]!;
-  const members = new Int32Array(2 * flows);
-  const fill = start.slice(0, resources);
-  for (let f = 0; f < flows; f++) {
-    members[fill[src[f]!]!++] = f;
-    members[fill[endpoints + dst[f]!]!++] = f;
-  }
+  const byStart = new Int32Array(count + 1);
+  for (let r = 0; r < count; r++) byStart[r + 1] = byStart[r]! + users[r]!;
+  const members = new Int32Array(resources.length);
+  const fill = byStart.slice(0, count);
+  for (let f = 0; f < flows; f++) for (let m = start[f]!; m < start[f + 1]!; m++) members[fill[resources[m]!]!++] = f;
   const frozen = new Uint8Array(flows);
   let unfrozen = flows;
   while (unfrozen > 0) {
     let bottleneck = -1;
     let share = Number.POSITIVE_INFINITY;
-    for (let r = 0; r < resources; r++) {
+    for (let r = 0; r < count; r++) {
       if (users[r]! === 0) continue;
       const fair = left[r]! / users[r]!;
       if (fair < share) {
@@ -65,20 +51,49 @@ export function maxMinFairRates(
         bottleneck = r;
       }
     }
-    for (let m = start[bottleneck]!; m < start[bottleneck + 1]!; m++) {
+    for (let m = byStart[bottleneck]!; m < byStart[bottleneck + 1]!; m++) {
       const f = members[m]!;
       if (frozen[f] === 1) continue;
       frozen[f] = 1;
       unfrozen--;
       rates[f] = share;
-      const other = bottleneck < endpoints ? endpoints + dst[f]! : src[f]!;
-      left[other] = Math.max(0, left[other]! - share);
-      users[other]!--;
+      for (let k = start[f]!; k < start[f + 1]!; k++) {
+        const other = resources[k]!;
+        if (other === bottleneck) continue;
+        left[other] = Math.max(0, left[other]! - share);
+        users[other]!--;
+      }
     }
     left[bottleneck] = 0;
     users[bottleneck] = 0;
   }
   return rates;
+}
+
+/**
+ * Max-min fair rates of flows `src[i] → dst[i]` over endpoints with the given send and
+ * receive capacities: each flow uses its source's send and its destination's receive capacity.
+ */
+export function maxMinFairRates(
+  src: ArrayLike<number>,
+  dst: ArrayLike<number>,
+  sendCapacity: ArrayLike<number>,
+  receiveCapacity: ArrayLike<number>,
+): Float64Array {
+  const endpoints = sendCapacity.length;
+  const start = new Int32Array(src.length + 1);
+  const resources = new Int32Array(2 * src.length);
+  for (let f = 0; f < src.length; f++) {
+    start[f + 1] = 2 * (f + 1);
+    resources[2 * f] = src[f]!;
+    resources[2 * f + 1] = endpoints + dst[f]!;
+  }
+  const capacity = new Float64Array(2 * endpoints);
+  for (let e = 0; e < endpoints; e++) {
+    capacity[e] = sendCapacity[e]!;
+    capacity[endpoints + e] = receiveCapacity[e]!;
+  }
+  return maxMinFairRatesOver(start, resources, capacity);
 }
 
 interface Flow {
@@ -93,10 +108,14 @@ interface Flow {
 }
 
 export class MaxMinNetwork implements SimNetwork {
-  readonly kind = "max-min";
+  readonly kind: NetworkKind;
   private readonly endpointIndex = new Map<string, number>();
-  private readonly sendCapacity: number[] = [];
-  private readonly receiveCapacity: number[] = [];
+  /** Resources: every endpoint's send and receive capacity, then (shared hosts) every host's. */
+  private readonly capacity: number[] = [];
+  /** Per endpoint: its send resource (receive is the next one) and its host resource (-1 when hosts do not share). */
+  private readonly sendResource: number[] = [];
+  private readonly hostResource: number[] = [];
+  private readonly hostResources = new Map<number, number>();
   private readonly dead = new Set<string>();
   private flows: Flow[] = [];
   /** Transfers still in their latency phase, so a death can cut them too. */
@@ -105,16 +124,27 @@ export class MaxMinNetwork implements SimNetwork {
   private timer: TimerHandle | null = null;
   private readonly send: number;
   private readonly receive: number;
+  /** Default capacity of each host, from the largest bandwidth of its workers (shared hosts only). */
+  private readonly hostCapacity = new Map<number, number>();
+  private nextOwnHost = -1;
 
+  /** `sharedHosts`: every host's sends and receives also draw on one capacity of the host (the shared-host model). */
   constructor(
     private readonly clock: WorkerClock,
     private readonly parameters: MaxMinParameters,
+    private readonly sharedHosts = false,
   ) {
+    this.kind = sharedHosts ? "shared-host" : "max-min";
     this.send = parameters.sendCapacity ?? parameters.bandwidth;
     this.receive = parameters.receiveCapacity ?? parameters.bandwidth;
+    if (sharedHosts) {
+      for (const endpoint of parameters.endpoints?.values() ?? []) {
+        const largest = Math.max(endpoint.send, endpoint.receive);
+        this.hostCapacity.set(endpoint.host, Math.max(this.hostCapacity.get(endpoint.host) ?? 0, largest));
+      }
+    }
   }
 
-  /** Current flows and their rates in bytes/s (for tests and reports). */
   currentRates(): Array<{ from: string; to: string; rate: number; remaining: number }> {
     return this.flows.map((flow) => ({ from: flow.request.from, to: flow.request.to, rate: flow.rate, remaining: flow.remaining }));
   }
@@ -170,12 +200,26 @@ export class MaxMinNetwork implements SimNetwork {
 
   private endpoint(address: string): number {
     let index = this.endpointIndex.get(address);
-    if (index === undefined) {
-      index = this.sendCapacity.length;
-      this.endpointIndex.set(address, index);
-      this.sendCapacity.push(this.send);
-      this.receiveCapacity.push(this.receive);
+    if (index !== undefined) return index;
+    index = this.sendResource.length;
+    this.endpointIndex.set(address, index);
+    const own = this.parameters.endpoints?.get(address);
+    this.sendResource.push(this.capacity.length);
+    this.capacity.push(own?.send ?? this.send, own?.receive ?? this.receive);
+    if (!this.sharedHosts) {
+      this.hostResource.push(-1);
+      return index;
     }
+    // A worker the parameters do not list runs on a host of its own.
+    const host = own?.host ?? this.nextOwnHost--;
+    let resource = this.hostResources.get(host);
+    if (resource === undefined) {
+      resource = this.capacity.length;
+      this.hostResources.set(host, resource);
+      const largest = Math.max(own?.send ?? this.send, own?.receive ?? this.receive);
+      this.capacity.push(this.parameters.hostBandwidth ?? this.hostCapacity.get(host) ?? largest);
+    }
+    this.hostResource.push(resource);
     return index;
   }
 
@@ -220,13 +264,21 @@ export class MaxMinNetwork implements SimNetwork {
     this.timer = null;
     const flows = this.flows;
     if (flows.length === 0) return;
-    const src = new Int32Array(flows.length);
-    const dst = new Int32Array(flows.length);
+    const start = new Int32Array(flows.length + 1);
+    const resources = new Int32Array(4 * flows.length);
+    let used = 0;
     for (let f = 0; f < flows.length; f++) {
-      src[f] = flows[f]!.src;
-      dst[f] = flows[f]!.dst;
+      const flow = flows[f]!;
+      resources[used++] = this.sendResource[flow.src]!;
+      resources[used++] = this.sendResource[flow.dst]! + 1;
+      const fromHost = this.hostResource[flow.src]!;
+      const toHost = this.hostResource[flow.dst]!;
+      if (fromHost >= 0) resources[used++] = fromHost;
+      // A transfer between two workers of one host draws on the host once.
+      if (toHost >= 0 && toHost !== fromHost) resources[used++] = toHost;
+      start[f + 1] = used;
     }
-    const rates = maxMinFairRates(src, dst, this.sendCapacity, this.receiveCapacity);
+    const rates = maxMinFairRatesOver(start, resources.subarray(0, used), this.capacity);
     let soonest = Number.POSITIVE_INFINITY;
     for (let f = 0; f < flows.length; f++) {
       const flow = flows[f]!;

@@ -5,12 +5,14 @@ import { registryNames, type Registry } from "../../util/registry.js";
 import { instantModel } from "./instant.js";
 import { latencyBandwidthModel } from "./latency-bandwidth.js";
 import { maxMinModel } from "./max-min.js";
+import { sharedHostModel } from "./shared-host.js";
 import type { NetworkModelEntry } from "./types.js";
 
 export const NETWORK_MODELS = {
   instant: instantModel,
   "latency-bandwidth": latencyBandwidthModel,
   "max-min": maxMinModel,
+  "shared-host": sharedHostModel,
 } as const satisfies Registry<NetworkModelEntry>;
 
 export type NetworkKind = keyof typeof NETWORK_MODELS;

@@ -12,6 +12,20 @@ export interface NetworkParameters {
   latency: number;
   /** Bytes per second: per transfer (latency-bandwidth) or per worker in each direction (max-min). Default 100 MB/s. */
   bandwidth: number;
+  /** Each worker's own capacities and host, by address (workers not listed: `bandwidth` both ways, a host of their own). */
+  endpoints?: ReadonlyMap<string, EndpointCapacity>;
+  /** Capacity of a host that its workers' sends and receives share (shared-host); default: the largest bandwidth of its workers. */
+  hostBandwidth?: number | null;
+}
+
+/** What one worker can move, and the host it runs on. */
+export interface EndpointCapacity {
+  /** Bytes/s it can send, all its outgoing transfers together. */
+  readonly send: number;
+  /** Bytes/s it can receive. */
+  readonly receive: number;
+  /** Its host: workers with the same host share that host's capacity under shared-host. */
+  readonly host: number;
 }
 
 export const DEFAULT_NETWORK: NetworkParameters = { latency: 0.001, bandwidth: 100e6 };

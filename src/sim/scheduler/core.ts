@@ -38,6 +38,14 @@ export interface SchedulerOptions {
   seed?: number;
   /** At most this many steal events are kept (default 100,000; the rest are counted). */
   maxStealRecords?: number;
+  /**
+   * Seconds of the scheduler's event loop per task it sends (its decision and the message;
+   * the overheads' schedulerDecision). One decision at a time: a worker's batch leaves once its
+   * tasks are decided, batches in order. Needs the host's `now` and `setTimer` (default 0).
+   */
+  decisionCost?: number;
+  /** Seconds of the scheduler's event loop per message batch it writes to a worker (the overheads' schedulerMessage; default 0). */
+  messageCost?: number;
 }
 
 export interface SchedulerHost {
@@ -72,6 +80,14 @@ export class SchedulerCore extends Lifecycle {
   private stimulusCounter = 0;
   private flushRequested = false;
   private stopped = false;
+  private readonly decisionCost: number;
+  private readonly messageCost: number;
+  /** When the scheduler's loop is done with the decisions booked so far. */
+  private decidedUntil = 0;
+  /** Per worker: when its latest batch left (batches leave in order). */
+  private readonly lastDeparture: Float64Array;
+  /** Seconds booked on the scheduler's loop: decisions, and message batches read and written. */
+  decisionSeconds = 0;
 
   constructor(
     graph: TaskGraph,
@@ -85,6 +101,9 @@ export class SchedulerCore extends Lifecycle {
     if (host.now !== undefined) cluster.setClock(host.now);
     this.queue = new TaskQueue(graph.order);
     this.outbox = new Outbox(workers.length, () => this.stimulus("free-keys"));
+    this.decisionCost = options.decisionCost ?? 0;
+    this.messageCost = options.messageCost ?? 0;
+    this.lastDeparture = new Float64Array(workers.length);
     this.steals = new StealLedger(options.maxStealRecords ?? 100_000);
     const resolved = resolvePolicy(options.policy);
     this.policyName = resolved.name;
@@ -199,14 +218,43 @@ export class SchedulerCore extends Lifecycle {
     });
   }
 
-  /** Delivers every worker's pending events, in worker order. */
+  /** Delivers every worker's pending events, in worker order (once their tasks are decided, with a decision cost). */
   flush(): void {
     this.flushRequested = false;
     if (this.failure !== null) return; // what a failed stimulus half-did never reaches a worker
-    this.outbox.flush(
-      (w, events) => this.host.deliver(w, events),
-      (w) => this.cluster.workers[w]!.status === "closed",
-    );
+    const closed = (w: number): boolean => this.cluster.workers[w]!.status === "closed";
+    const { now, setTimer } = this.host;
+    if ((this.decisionCost === 0 && this.messageCost === 0) || now === undefined || setTimer === undefined) {
+      this.outbox.flush((w, events) => this.host.deliver(w, events), closed);
+      return;
+    }
+    this.outbox.flush((w, events) => {
+      const at = now();
+      let decisions = 0;
+      for (const event of events) if (event.kind === "ComputeTaskEvent") decisions++;
+      this.loopDelay(decisions * this.decisionCost + this.messageCost);
+      // The loop is one thread: a batch leaves after everything booked before it, in order.
+      const leaves = Math.max(this.decidedUntil, this.lastDeparture[w]!);
+      this.lastDeparture[w] = leaves;
+      if (leaves <= at) this.host.deliver(w, events);
+      else setTimer.call(this.host, leaves, () => {
+        if (!closed(w)) this.host.deliver(w, events);
+      });
+    }, closed);
+  }
+
+  /**
+   * Books `seconds` of the scheduler's event loop (one thread: after what is booked already)
+   * and says how long from now until it is done: the host charges reading a message batch
+   * with it, flush() the decisions and the writes.
+   */
+  loopDelay(seconds: number): number {
+    const at = this.host.now?.() ?? 0;
+    if (seconds > 0) {
+      this.decidedUntil = Math.max(this.decidedUntil, at) + seconds;
+      this.decisionSeconds += seconds;
+    }
+    return Math.max(0, this.decidedUntil - at);
   }
 
   // ---- message handlers ----

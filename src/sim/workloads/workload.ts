@@ -2,20 +2,11 @@
 // with it, and the shape of a built-in workload of the registry (registry.ts).
 import type { RegistryEntry } from "../../util/registry.js";
 import type { TaskGraph } from "../graph.js";
-import type { NetworkKind } from "../network/registry.js";
+import type { ClusterSpec } from "../cluster-spec.js";
 import type { FaultSpec } from "../spec.js";
 
-/** Cluster settings a workload suggests; run options override them. */
-export interface ClusterDefaults {
-  workers?: number;
-  threads?: number;
-  memoryLimit?: number | null;
-  network?: NetworkKind;
-  latency?: number;
-  bandwidth?: number;
-  /** The placement policy (spec `cluster.scheduler`). */
-  scheduler?: { name: string; options?: Record<string, string | number | boolean> };
-}
+/** Cluster settings a workload suggests (a spec's `cluster` section); a profile and run options override them. */
+export type ClusterDefaults = ClusterSpec;
 
 /** A graph ready to simulate, with the faults and cluster settings that come with it. */
 export interface Workload {

@@ -1,0 +1,119 @@
+"""Derives spanwork's overhead, memory and network figures from real dask runs: the raw files
+of a fidelity set (dask_driver.py's output: every task's start, end and worker, every
+transfer) and its compiled graphs. Prints each figure with the runs and the quantity it comes
+from; profiles/dask-localcluster-2x2.yaml and docs/sim.md quote its output.
+
+    python3 fidelity/tools/derive.py [SET]      # SET: a fidelity folder (default ../shared/fidelity)
+
+- local gap: on one thread slot, from a task's end to the next task's start, when every
+  dependency of the next task was on the same worker and finished at least 20 ms before the
+  slot freed (so the next task was already there: no transfer, no scheduler round trip); for
+  tasks without dependencies (root-ish, queued with ceil(1.1 x threads) slots) every gap of
+  map-s1. Gaps over 20 ms are left out (a wait for data or for the scheduler's queue, which the
+  simulator models on its own). Its mean is workerHandling: a done event handled and the next
+  task started.
+- chain hop: chain-s1, from one link's end to the next link's start (a done event, a round trip
+  to the scheduler, a free-keys and a compute-task handled); gaps over 20 ms left out.
+- transfers: the effective bandwidth of each transfer, bytes / (duration - latency), weighted
+  by bytes, for transfers with no transfer in the opposite direction at the same time
+  (isolated) and with one (concurrent: both workers of the host send and receive).
+- memory: each worker's RSS before the run (unmanaged memory of a fresh worker), and its growth
+  beyond the data it kept, per task it executed.
+"""
+import json
+import os
+import statistics
+import sys
+
+LATENCY = 0.00114  # the fidelity set's small-transfer latency (calibration.json)
+CUTOFF = 0.02
+
+
+def load(set_dir, name, kind):
+    with open(os.path.join(set_dir, "real" if kind == "raw" else "graphs", *(["raw"] if kind == "raw" else []), name + ".json")) as f:
+        return json.load(f)
+
+
+def slot_gaps(run):
+    """(previous record, next record, gap) for consecutive tasks on one thread slot of a worker,
+    reconstructed from starts and ends (each start takes the slot freed latest before it)."""
+    by_worker = {}
+    for t in run["task_records"]:
+        by_worker.setdefault(t["worker"], []).append(t)
+    nthreads = 2
+    out = []
+    for tasks in by_worker.values():
+        tasks.sort(key=lambda t: t["start"])
+        slots = []
+        for t in tasks:
+            if len(slots) < nthreads:
+                slots.append(t)
+                continue
+            free = [s for s in slots if s["end"] <= t["start"] + 1e-9]
+            prev = max(free, key=lambda s: s["end"]) if free else min(slots, key=lambda s: s["end"])
+            slots.remove(prev)
+            slots.append(t)
+            out.append((prev, t, t["start"] - prev["end"]))
+    return out
+
+
+def summary(xs):
+    xs = sorted(xs)
+    return {"n": len(xs), "mean": statistics.mean(xs), "median": statistics.median(xs)} if xs else {"n": 0}
+
+
+def main():
+    set_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fidelity")
+    names = sorted(f[:-5] for f in os.listdir(os.path.join(set_dir, "real", "raw")) if f.endswith(".json"))
+    local, hops, isolated, concurrent, rss, growth, loads = [], [], [0, 0], [0, 0], [], [], []
+    for name in names:
+        raw = load(set_dir, name, "raw")
+        graph = load(set_dir, name, "graph")
+        deps = {t["key"]: t["deps"] for t in graph["tasks"]}
+        nbytes = {t["key"]: t["nbytes"] for t in graph["tasks"]}
+        outputs = {t["key"] for t in graph["tasks"] if t["output"]}
+        for run in raw["runs"]:
+            loads.append(run["load_before"]["1m"])
+            end = {t["key"]: t["end"] for t in run["task_records"]}
+            worker = {t["key"]: t["worker"] for t in run["task_records"]}
+            for prev, nxt, gap in slot_gaps(run):
+                d = deps[nxt["key"]]
+                if name.startswith("chain"):
+                    continue
+                ready_here = bool(d) and all(worker[k] == nxt["worker"] for k in d) and max(end[k] for k in d) < prev["end"] - CUTOFF
+                if (ready_here or (not d and name.startswith("map"))) and gap < CUTOFF:
+                    local.append(gap)
+            if name.startswith("chain"):
+                recs = sorted(run["task_records"], key=lambda t: t["start"])
+                hops += [b["start"] - a["end"] for a, b in zip(recs, recs[1:]) if b["start"] - a["end"] < CUTOFF]
+            transfers = run["transfers"]
+            for t in transfers:
+                s, e = t["start"], t["start"] + t["duration"]
+                opposite = any(o is not t and o["from"] != t["from"] and o["start"] < e and o["start"] + o["duration"] > s for o in transfers)
+                bucket = concurrent if opposite else isolated
+                bucket[0] += t["bytes"]
+                bucket[1] += max(1e-6, t["duration"] - LATENCY)
+            rss += run["rss_before"]
+            kept = [0.0] * len(run["rss_before"])
+            for k in outputs:
+                if k in worker:
+                    kept[worker[k]] += nbytes[k]
+            for w, (before, after) in enumerate(zip(run["rss_before"], run["rss_after"])):
+                executed = run["tasks_per_worker"][w]
+                if executed > 0:
+                    growth.append((after - before - kept[w]) / executed)
+    print(f"fidelity set {os.path.abspath(set_dir)}: cases {', '.join(names)}; load (1 min) before the runs {min(loads)}-{max(loads)}")
+    gap = summary(local)
+    print(f"local gap (workerHandling): mean {gap['mean'] * 1e3:.2f} ms, median {gap['median'] * 1e3:.2f} ms, n {gap['n']}")
+    hop = summary(hops)
+    print(f"chain hop: mean {hop['mean'] * 1e3:.2f} ms, median {hop['median'] * 1e3:.2f} ms, n {hop['n']}")
+    if isolated[1] > 0:
+        print(f"isolated transfers: {isolated[0] / isolated[1] / 1e6:.0f} MB/s ({isolated[0] / 1e6:.0f} MB)")
+    if concurrent[1] > 0:
+        print(f"concurrent transfers: {concurrent[0] / concurrent[1] / 1e6:.0f} MB/s each ({concurrent[0] / 1e6:.0f} MB): a host's shared capacity {2 * concurrent[0] / concurrent[1] / 1e6:.0f} MB/s")
+    print(f"unmanaged memory of a fresh worker (RSS before the run): median {statistics.median(rss) / 1e6:.1f} MB, n {len(rss)}")
+    print(f"unmanaged growth per task executed (RSS after - before - outputs kept) / tasks: median {statistics.median(growth) / 1e3:.1f} kB, n {len(growth)}")
+
+
+if __name__ == "__main__":
+    main()

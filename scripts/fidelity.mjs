@@ -1,0 +1,160 @@
+#!/usr/bin/env node
+// spanwork against real dask, every figure: for each case of one or more fidelity sets
+// (a folder with specs/ and real/, like ../shared/fidelity or this repo's fidelity/), the
+// simulator runs the case's spec with its seed, and the table compares makespan, transfers
+// (count and keys), bytes moved and spilled bytes with what dask measured (median of its
+// runs, min-max), with the bars of issue 15 (makespan ±5 %, transfers and bytes ±15 %, spill
+// ±15 %). check.sh compares only the makespan.
+//
+//   node scripts/fidelity.mjs [--cluster PROFILE] [--replay] [--json FILE] [--spanwork CHECKOUT] [SET ...]
+//
+// --replay: simulate each case as a per-task table (taskTable) of the graph dask ran, every
+// task with the median of its measured durations over the real runs instead of its nominal
+// one: the tasks' own overrun (sleeps that wake late, bytes built under load) is then out of
+// the comparison, and what is left is the model's.
+// --spanwork: simulate with another checkout's sources (e.g. main, for a before/after table).
+// SET: a fidelity folder (default: ../shared/fidelity when it exists, and fidelity/). The
+// disk of a set comes from its calibration.json when it has one (as check.sh does), unless
+// --cluster gives a profile; a profile is applied to every case (the layer above the spec).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { register } from "tsx/esm/api";
+
+register();
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+const BARS = { makespan: 5, transfers: 15, bytes: 15, spill: 15 };
+const args = process.argv.slice(2);
+let profilePath = null;
+let jsonPath = null;
+let checkout = root;
+let replay = false;
+const sets = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--cluster") profilePath = args[++i];
+  else if (args[i] === "--spanwork") checkout = resolve(args[++i]);
+  else if (args[i] === "--replay") replay = true;
+  else if (args[i] === "--json") jsonPath = args[++i];
+  else if (args[i] === "-h" || args[i] === "--help") {
+    console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 20).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+    process.exit(0);
+  } else if (args[i].startsWith("--")) {
+    console.error(`unknown option ${args[i]}`);
+    process.exit(2);
+  } else sets.push(resolve(args[i]));
+}
+if (sets.length === 0) {
+  for (const candidate of [join(root, "..", "shared", "fidelity"), join(root, "..", "..", "shared", "fidelity"), join(root, "fidelity")]) {
+    if (existsSync(join(candidate, "real")) && !sets.includes(resolve(candidate))) sets.push(resolve(candidate));
+  }
+}
+const spanwork = await import(join(checkout, "src", "index.ts"));
+const profile = profilePath === null ? undefined : spanwork.loadClusterProfile(resolve(profilePath));
+
+/** The graph dask ran as a per-task table, each task with the median of its measured durations. */
+function replayed(set, tag, nominal) {
+  const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
+  const raw = JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8"));
+  const measured = new Map();
+  for (const run of raw.runs) for (const t of run.task_records) (measured.get(t.key) ?? measured.set(t.key, []).get(t.key)).push(t.end - t.start);
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const taskTable = graph.tasks.map((t) => ({
+    key: t.key,
+    prefix: t.prefix,
+    duration: measured.has(t.key) ? median(measured.get(t.key)) : t.duration,
+    outputSize: t.nbytes,
+    dependencies: t.deps,
+    output: t.output,
+  }));
+  return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };
+}
+
+const pct = (sim, real) => (real === 0 ? (sim === 0 ? 0 : Infinity) : (sim / real - 1) * 100);
+const fmtErr = (e) => (e === Infinity ? "n/a" : `${e >= 0 ? "+" : ""}${e.toFixed(1)}%`);
+const mb = (bytes) => (bytes / 1e6).toFixed(1);
+
+const rows = [];
+for (const set of sets) {
+  const calibration = existsSync(join(set, "calibration.json")) ? JSON.parse(readFileSync(join(set, "calibration.json"), "utf8")).spanwork : null;
+  const files = readdirSync(join(set, "real")).filter((f) => f.endsWith(".json")).sort();
+  for (const file of files) {
+    const real = JSON.parse(readFileSync(join(set, "real", file), "utf8"));
+    const nominal = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.name}.json`));
+    const spec = replay ? replayed(set, `${real.name}-s${real.seed}`, nominal) : nominal;
+    const options = { seed: real.seed };
+    if (profile !== undefined) options.cluster = profile;
+    else if (calibration?.disk) options.disk = calibration.disk;
+    const { report } = await spanwork.simulate(spec, options);
+    const keys = report.transfers.reduce((sum, t) => sum + (t.outcome === "ok" ? t.keys : 0), 0);
+    const sim = {
+      makespan: report.makespan,
+      transfers: report.transfer.count,
+      keys,
+      bytes: report.transfer.bytes,
+      spilled: report.spill.bytesWritten,
+      tasksPerWorker: report.perWorker.map((w) => w.tasksExecuted),
+      pauses: report.faultCounts.find((f) => f.kind === "pause")?.count ?? 0,
+    };
+    const r = {
+      makespan: real.makespan,
+      transfers: real.transfers.count,
+      keys: real.transfers.keys,
+      bytes: real.transfers.bytes,
+      spilled: real.spill.bytes_written,
+    };
+    rows.push({
+      case: `${real.name}-s${real.seed}`,
+      set: set === join(root, "fidelity") ? "repo" : set,
+      load: real.load_1m?.before ?? null,
+      real: r,
+      sim,
+      err: {
+        makespan: pct(sim.makespan, r.makespan.median),
+        transfers: pct(sim.transfers, r.transfers.median),
+        keys: pct(sim.keys, r.keys.median),
+        bytes: pct(sim.bytes, r.bytes.median),
+        spilled: pct(sim.spilled, r.spilled.median),
+      },
+      tasksPerWorker: { real: real.tasks_per_worker, sim: sim.tasksPerWorker },
+    });
+  }
+}
+
+const range = (x, f = (v) => v) => `${f(x.median)} (${f(x.min)}–${f(x.max)})`;
+const table = [
+  ["case", "makespan s dask", "spanwork", "err", "transfers [keys] dask", "spanwork", "err", "MB moved dask", "spanwork", "err", "MB spilled dask", "spanwork", "err", "tasks/worker dask → spanwork"],
+];
+for (const row of rows) {
+  const { real: r, sim: s, err: e } = row;
+  table.push([
+    row.case,
+    range(r.makespan, (v) => v.toFixed(3)),
+    s.makespan.toFixed(3),
+    fmtErr(e.makespan),
+    `${r.transfers.median} [${r.keys.median}]`,
+    `${s.transfers} [${s.keys}]`,
+    fmtErr(e.transfers),
+    range(r.bytes, mb),
+    mb(s.bytes),
+    fmtErr(e.bytes),
+    range(r.spilled, mb),
+    mb(s.spilled),
+    fmtErr(e.spilled),
+    `${row.tasksPerWorker.real.map((t) => t.join("-")).join(", ")} → ${s.tasksPerWorker.join("-")}`,
+  ]);
+}
+const widths = table[0].map((_, i) => Math.max(...table.map((line) => line[i].length)));
+for (const line of table) console.log(line.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd());
+
+const abs = (k) => rows.map((row) => Math.abs(row.err[k])).filter(Number.isFinite).sort((a, b) => a - b);
+const median = (xs) => (xs.length === 0 ? NaN : xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2);
+const within = (k, bar) => rows.filter((row) => Math.abs(row.err[k]) <= bar).length;
+const line = (k, bar, label) => `${label}: median |err| ${median(abs(k)).toFixed(1)}%, max ${Math.max(0, ...abs(k)).toFixed(1)}%, ${within(k, bar)}/${rows.length} within ±${bar}%`;
+console.log("");
+console.log(line("makespan", BARS.makespan, "makespan"));
+console.log(line("transfers", BARS.transfers, "transfers"));
+console.log(line("bytes", BARS.bytes, "bytes moved"));
+console.log(line("spilled", BARS.spill, "spilled bytes"));
+console.log(`profile: ${profilePath ?? "none (defaults; each set's calibrated disk)"}${replay ? "; replayed with the measured task durations" : ""}`);
+if (jsonPath !== null) writeFileSync(jsonPath, JSON.stringify(rows, null, 1) + "\n");

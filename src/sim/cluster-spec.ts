@@ -1,0 +1,153 @@
+// What describes a cluster — its workers (uniform, or heterogeneous groups), network, disk,
+// overheads and memory model — as the `cluster` section of a workload spec and as a
+// standalone profile file (`--cluster FILE`), so a cluster calibrated once can be reused
+// across workloads. docs/sim.md, "Clusters and profiles". How the layers combine: cluster.ts.
+import { z } from "zod";
+import { formatLimit, LIMITS } from "./limits.js";
+import { NETWORK_KINDS } from "./network/registry.js";
+import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
+import { bytes, count, nonNegative, number } from "./spec-fields.js";
+import { formatPath } from "./spec-checks.js";
+import { SpecError } from "./spec-error.js";
+import { loadDataFile } from "./spec-file.js";
+
+const workerCount = count.max(LIMITS.workers, `expected at most ${formatLimit(LIMITS.workers)} workers`);
+const threadCount = count.max(LIMITS.threads, `expected at most ${formatLimit(LIMITS.threads)} threads`);
+const seconds = nonNegative;
+
+/** One of dask's memory fractions of the limit, or false to turn that threshold off (as dask's config allows). */
+const fraction = z.union(
+  [
+    number("expected a fraction").gt(0, "expected a fraction in (0, 1] or false").max(1, "expected a fraction in (0, 1] or false"),
+    z.literal(false),
+  ],
+  { error: "expected a fraction in (0, 1] or false" },
+);
+
+/** Per-worker capacities a group or the whole cluster may set. */
+const capacities = {
+  /** Bytes/s a worker sends and receives (each direction; sendBandwidth / receiveBandwidth refine it). */
+  bandwidth: bytes("positive").optional(),
+  sendBandwidth: bytes("positive").optional(),
+  receiveBandwidth: bytes("positive").optional(),
+};
+
+export const workerGroupSchema = z
+  .object({
+    name: z.string({ error: "expected a string" }).min(1, "expected a non-empty name").optional(),
+    count: workerCount.default(1),
+    threads: threadCount.optional(),
+    memoryLimit: bytes("positive").nullable().optional(),
+    ...capacities,
+  })
+  .strict();
+
+export const memoryModelSchema = z
+  .object({
+    target: fraction.optional(),
+    spill: fraction.optional(),
+    pause: fraction.optional(),
+    terminate: fraction.optional(),
+    unmanaged: bytes("nonNegative").optional(),
+    unmanagedPerTask: bytes("nonNegative").optional(),
+    monitorInterval: seconds.optional(),
+  })
+  .strict();
+
+export const overheadsSchema = z
+  .object({
+    messageLatency: seconds.optional(),
+    schedulerBatch: seconds.optional(),
+    workerBatch: seconds.optional(),
+    workerHandling: seconds.optional(),
+    workerMessage: seconds.optional(),
+    schedulerDecision: seconds.optional(),
+    schedulerMessage: seconds.optional(),
+  })
+  .strict();
+
+export const diskSchema = z.object({ bandwidth: bytes("positive").optional(), latency: seconds.optional() }).strict();
+
+const clusterFields = {
+  workers: workerCount.optional(),
+  threads: threadCount.optional(),
+  memoryLimit: bytes("positive").nullable().optional(),
+  groups: z.array(workerGroupSchema, { error: "expected a list of worker groups" }).min(1, "expected at least one worker group").optional(),
+  network: z.enum(NETWORK_KINDS, { error: `expected ${NETWORK_KINDS.slice(0, -1).join(", ")} or ${NETWORK_KINDS.at(-1)}` }).optional(),
+  latency: seconds.optional(),
+  ...capacities,
+  workersPerHost: workerCount.optional(),
+  hostBandwidth: bytes("positive").optional(),
+  disk: diskSchema.optional(),
+  overheads: overheadsSchema.optional(),
+  memory: memoryModelSchema.optional(),
+  /** The placement policy (src/sim/scheduler/registry.ts), checked by name and options when the spec or profile is validated. */
+  scheduler: z
+    .object({
+      name: z.string({ error: "expected a policy name or a module path" }).min(1, "expected a policy name or a module path"),
+      options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]), { error: "expected options as key: value" }).optional(),
+    })
+    .strict()
+    .optional(),
+};
+
+function checkLayout(cluster: { workers?: number | undefined; groups?: ReadonlyArray<{ count: number }> | undefined }, ctx: z.RefinementCtx): void {
+  if (cluster.groups === undefined) return;
+  if (cluster.workers !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["groups"], message: "give either workers or groups (each with its count), not both" });
+  }
+  const total = cluster.groups.reduce((sum, group) => sum + group.count, 0);
+  if (total > LIMITS.workers) {
+    ctx.addIssue({ code: "custom", path: ["groups"], message: `${formatLimit(total)} workers in all, more than the limit of ${formatLimit(LIMITS.workers)}` });
+  }
+}
+
+/** The `cluster` section of a workload spec. */
+export const clusterSchema = z.object(clusterFields).strict().superRefine(checkLayout);
+
+/** A cluster profile file: the same fields at its top level, with a name and a description. */
+export const clusterProfileSchema = z
+  .object({
+    name: z.string({ error: "expected a string" }).optional(),
+    description: z.string({ error: "expected a string" }).optional(),
+    ...clusterFields,
+  })
+  .strict()
+  .superRefine(checkLayout);
+
+export type ClusterSpec = z.infer<typeof clusterSchema>;
+export type ClusterSpecInput = z.input<typeof clusterSchema>;
+export type ClusterProfile = z.infer<typeof clusterProfileSchema>;
+export type ClusterProfileInput = z.input<typeof clusterProfileSchema>;
+export type WorkerGroupSpec = z.infer<typeof workerGroupSchema>;
+export type MemoryModelSpec = z.infer<typeof memoryModelSchema>;
+export type OverheadsSpec = z.infer<typeof overheadsSchema>;
+
+/** A registered policy's name and options are checked here; a module path when the run loads it. */
+export function schedulerProblem(selection: { name: string; options?: Record<string, string | number | boolean> } | undefined, where = "cluster."): string | null {
+  if (selection === undefined || isPolicyPath(selection.name)) return null;
+  try {
+    resolvePolicy(selection);
+    return null;
+  } catch (error) {
+    if (error instanceof PolicySelectionError) return `${where}scheduler: ${error.message}`;
+    throw error;
+  }
+}
+
+/** Checks a cluster profile (a parsed object); throws SpecError naming each bad field by its path (prefixed with `where`, a dotted path). */
+export function validateClusterProfile(input: unknown, where = ""): ClusterProfile {
+  const parsed = clusterProfileSchema.safeParse(input);
+  const prefix = where === "" ? [] : where.split(".");
+  if (parsed.success) {
+    const problem = schedulerProblem(parsed.data.scheduler, prefix.length === 0 ? "" : `${formatPath(prefix)}.`);
+    if (problem !== null) throw new SpecError([problem]);
+    return parsed.data;
+  }
+  throw new SpecError(parsed.error.issues.map((issue) => `${formatPath([...prefix, ...issue.path])}: ${issue.message}`));
+}
+
+/** Reads a cluster profile file: JSON (.json) or YAML (anything else); errors are prefixed with the path. */
+export function loadClusterProfile(path: string): ClusterProfile {
+  return loadDataFile(path, (data) => validateClusterProfile(data ?? {}));
+}

@@ -1,0 +1,178 @@
+// The cluster a run simulates, resolved from its layers. Lowest first: the simulator's
+// defaults, the workload's `cluster` section, a cluster profile (`options.cluster`,
+// `--cluster FILE`), then the run's own options (`workers`, `threads`, `memoryLimit`,
+// `network`, `latency`, `bandwidth`, `disk`). A field set in a higher layer wins; the
+// sections `disk`, `overheads` and `memory` are merged field by field. The workers are
+// laid out by the highest layer that sets `workers` or `groups`; `threads`, `memoryLimit`
+// and the bandwidths of a higher layer apply to every group, those of that layer or below
+// only to groups that do not set their own.
+import { DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
+import { DEFAULT_DISK, type DiskParameters } from "./disk.js";
+import { formatLimit, LIMITS } from "./limits.js";
+import { DEFAULT_MEMORY_MODEL, type MemoryModel } from "./memory.js";
+import { DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind } from "./network/index.js";
+import type { ClusterSpec } from "./cluster-spec.js";
+import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
+
+/** One simulated worker as the cluster describes it. */
+export interface WorkerShape {
+  readonly address: string;
+  /** Index of its host (workers are packed `workersPerHost` to a host, in order). */
+  readonly host: number;
+  /** Name of its group, when the cluster has named groups. */
+  readonly group: string | null;
+  readonly nthreads: number;
+  readonly memoryLimit: number | null;
+  /** Bytes/s it can send and receive. */
+  readonly sendBandwidth: number;
+  readonly receiveBandwidth: number;
+}
+
+export interface ResolvedCluster {
+  readonly workers: readonly WorkerShape[];
+  readonly network: NetworkKind;
+  /** One-way latency of a transfer (network model), seconds. */
+  readonly latency: number;
+  /** The cluster-wide bandwidth (what the network model reports and per-worker defaults come from). */
+  readonly bandwidth: number;
+  readonly workersPerHost: number;
+  /** Capacity of a host shared by its workers' sends and receives (shared-host network); null = their largest bandwidth. */
+  readonly hostBandwidth: number | null;
+  readonly disk: DiskParameters;
+  readonly overheads: Overheads;
+  readonly memory: MemoryModel;
+}
+
+/** The run options that describe the cluster (SimOptions' own fields), the highest layer. */
+export interface ClusterOptions {
+  workers?: number | undefined;
+  threads?: number | undefined;
+  memoryLimit?: number | null | undefined;
+  network?: NetworkKind | undefined;
+  latency?: number | undefined;
+  bandwidth?: number | undefined;
+  disk?: { bandwidth?: number; latency?: number } | undefined;
+}
+
+/** Raised when layers cannot be combined (the caller turns it into its own error type). */
+export class ClusterLayoutError extends Error {}
+
+type Layer = ClusterSpec;
+
+function highest<K extends keyof Layer>(layers: readonly Layer[], field: K, from = 0, to = layers.length - 1): Layer[K] | undefined {
+  for (let i = to; i >= from; i--) {
+    const value = layers[i]![field];
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+function mergeSection<T extends object>(defaults: T, sections: ReadonlyArray<Partial<T> | undefined>): T {
+  const out = { ...defaults };
+  for (const section of sections) {
+    if (section === undefined) continue;
+    for (const key of Object.keys(section) as Array<keyof T>) {
+      const value = section[key];
+      if (value !== undefined) out[key] = value as T[keyof T];
+    }
+  }
+  return out;
+}
+
+/** A layer's `bandwidth` stands for both directions unless the same layer names one of them. */
+function directional(layer: Layer | { bandwidth?: number; sendBandwidth?: number; receiveBandwidth?: number }): { send?: number; receive?: number } {
+  const out: { send?: number; receive?: number } = {};
+  const send = layer.sendBandwidth ?? layer.bandwidth;
+  const receive = layer.receiveBandwidth ?? layer.bandwidth;
+  if (send !== undefined) out.send = send;
+  if (receive !== undefined) out.receive = receive;
+  return out;
+}
+
+export function resolveCluster(
+  workload: ClusterSpec,
+  profile: ClusterSpec | undefined,
+  options: ClusterOptions,
+  address: (worker: number, host: number, slot: number) => string,
+): ResolvedCluster {
+  const top: Layer = {};
+  if (options.workers !== undefined) top.workers = options.workers;
+  if (options.threads !== undefined) top.threads = options.threads;
+  if (options.memoryLimit !== undefined) top.memoryLimit = options.memoryLimit;
+  if (options.network !== undefined) top.network = options.network;
+  if (options.latency !== undefined) top.latency = options.latency;
+  if (options.bandwidth !== undefined) top.bandwidth = options.bandwidth;
+  if (options.disk !== undefined) top.disk = options.disk;
+  const layers: Layer[] = [workload, ...(profile === undefined ? [] : [profile]), top];
+
+  const layoutOf = (to: number): number => {
+    for (let i = to; i >= 0; i--) if (layers[i]!.workers !== undefined || layers[i]!.groups !== undefined) return i;
+    return -1;
+  };
+  const layoutAt = layoutOf(layers.length - 1);
+  const replaced = top.workers === undefined ? -1 : layoutOf(layers.length - 2);
+  if (replaced >= 0 && layers[replaced]!.groups !== undefined) {
+    throw new ClusterLayoutError("option workers cannot replace the cluster's worker groups: set the count of each group in the spec or profile");
+  }
+  const groups = layoutAt >= 0 && layers[layoutAt]!.groups !== undefined ? layers[layoutAt]!.groups! : [{ count: layoutAt >= 0 ? layers[layoutAt]!.workers! : DEFAULT_WORKERS }];
+  const total = groups.reduce((sum, group) => sum + group.count, 0);
+  if (total > LIMITS.workers) throw new ClusterLayoutError(`${formatLimit(total)} workers in all, more than the limit of ${formatLimit(LIMITS.workers)}`);
+
+  const network = highest(layers, "network") ?? DEFAULT_NETWORK_KIND;
+  const bandwidth = highest(layers, "bandwidth") ?? DEFAULT_NETWORK.bandwidth;
+  const workersPerHost = highest(layers, "workersPerHost") ?? 1;
+  const from = Math.max(0, layoutAt);
+  // Per group: a higher layer's value, else the group's own, else the layout layer's or a lower one's.
+  const above = <K extends "threads" | "memoryLimit">(field: K) => (layoutAt + 1 < layers.length ? highest(layers, field, layoutAt + 1) : undefined);
+  const below = <K extends "threads" | "memoryLimit">(field: K) => highest(layers, field, 0, from);
+  const directionAbove = (dir: "send" | "receive"): number | undefined => {
+    for (let i = layers.length - 1; i > layoutAt; i--) {
+      const value = directional(layers[i]!)[dir];
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  };
+  const directionBelow = (dir: "send" | "receive"): number | undefined => {
+    for (let i = from; i >= 0; i--) {
+      const value = directional(layers[i]!)[dir];
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  };
+
+  const workers: WorkerShape[] = [];
+  for (const group of groups) {
+    const spec = group as Partial<NonNullable<ClusterSpec["groups"]>[number]>;
+    const nthreads = above("threads") ?? spec.threads ?? below("threads") ?? DEFAULT_THREADS;
+    const aboveLimit = above("memoryLimit");
+    const memoryLimit = aboveLimit !== undefined ? aboveLimit : spec.memoryLimit !== undefined ? spec.memoryLimit : (below("memoryLimit") ?? null);
+    const own = directional(spec);
+    const sendBandwidth = directionAbove("send") ?? own.send ?? directionBelow("send") ?? bandwidth;
+    const receiveBandwidth = directionAbove("receive") ?? own.receive ?? directionBelow("receive") ?? bandwidth;
+    for (let k = 0; k < group.count; k++) {
+      const index = workers.length;
+      const host = Math.floor(index / workersPerHost);
+      workers.push({
+        address: address(index, host, index % workersPerHost),
+        host,
+        group: spec.name ?? null,
+        nthreads,
+        memoryLimit,
+        sendBandwidth,
+        receiveBandwidth,
+      });
+    }
+  }
+
+  return {
+    workers,
+    network,
+    latency: highest(layers, "latency") ?? DEFAULT_NETWORK.latency,
+    bandwidth,
+    workersPerHost,
+    hostBandwidth: highest(layers, "hostBandwidth") ?? null,
+    disk: mergeSection<DiskParameters>(DEFAULT_DISK, layers.map((layer) => layer.disk)),
+    overheads: mergeSection<Overheads>(DEFAULT_OVERHEADS, layers.map((layer) => layer.overheads)),
+    memory: mergeSection<MemoryModel>(DEFAULT_MEMORY_MODEL, layers.map((layer) => layer.memory)),
+  };
+}

@@ -1,0 +1,47 @@
+// The per-message and per-stimulus costs of a dask cluster that are not the tasks' own work,
+// as model parameters (cluster.overheads in a spec or profile). The defaults were measured on
+// a real dask 2022.12.1 LocalCluster (docs/sim.md, "Overheads", says which runs, which
+// quantity and which figure each comes from); `NO_OVERHEADS` turns them all off, for runs
+// whose times must be computed by hand.
+
+export interface Overheads {
+  /** One-way latency of a scheduler ↔ worker message on an open stream, seconds. */
+  messageLatency: number;
+  /** dask's BatchedSend interval of the scheduler → worker streams (5 ms): at most one write per interval. */
+  schedulerBatch: number;
+  /** BatchedSend interval of the worker → scheduler stream (2 ms). */
+  workerBatch: number;
+  /** Seconds of a worker's event loop per done event (an execute or gather-dep ended: its result handled, what comes next started). */
+  workerHandling: number;
+  /** Seconds of a worker's event loop per message op from the scheduler (compute-task, free-keys, …). */
+  workerMessage: number;
+  /** Seconds of the scheduler's event loop per task it sends to a worker (handling what made it ready, deciding, the compute-task), one at a time. */
+  schedulerDecision: number;
+  /** Seconds of the scheduler's event loop per message batch it reads from or writes to a worker's stream. */
+  schedulerMessage: number;
+}
+
+/**
+ * Measured on the fidelity set's machine (a 2-core VM, 1-minute load 3.7-4.7), from the raw
+ * dask runs of ../shared/fidelity (fidelity/tools/derive.py) and fidelity/tools/overheads.py;
+ * docs/sim.md, "Overheads", has the figures and how each was split.
+ */
+export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
+  messageLatency: 0.00054,
+  schedulerBatch: 0.005,
+  workerBatch: 0.002,
+  workerHandling: 0.00117,
+  workerMessage: 0.0001,
+  schedulerDecision: 0.00062,
+  schedulerMessage: 0,
+});
+
+export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
+  messageLatency: 0,
+  schedulerBatch: 0,
+  workerBatch: 0,
+  workerHandling: 0,
+  workerMessage: 0,
+  schedulerDecision: 0,
+  schedulerMessage: 0,
+});
