@@ -3,68 +3,34 @@
 // network, disk and faults of src/sim at the I/O boundary.
 import { PauseEvent, UnpauseEvent, FindMissingEvent, type SendMessageToScheduler } from "../state/index.js";
 import type { SpanRecord } from "../spans/index.js";
-import { registryEntry } from "../util/registry.js";
 import { VirtualClock, type TimerHandle } from "../worker/clock.js";
 import { InProcessTransport } from "../worker/in-process-transport.js";
 import { Worker } from "../worker/worker.js";
-import { ClusterLayoutError, resolveCluster, type ResolvedCluster } from "./cluster.js";
-import { validateClusterProfile, type ClusterSpec } from "./cluster-spec.js";
+import type { ResolvedCluster } from "./cluster.js";
+import { validateClusterProfile } from "./cluster-spec.js";
 import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
-import { formatLimit, LIMITS } from "./limits.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
-import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type StealRecord, type TransferRecord } from "./report.js";
+import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
 import { ReportBuilder, threadTimeProblems } from "./report-builder.js";
-import { Scheduler, TaskStatus } from "./scheduler.js";
+import { Scheduler } from "./scheduler.js";
 import { ExecutionTracker } from "./scheduler/executing.js";
-import { PolicySelectionError, type ResolvedPolicy } from "./scheduler/registry.js";
-import { loadPolicy } from "./scheduler/user-policy.js";
+import type { ResolvedPolicy } from "./scheduler/registry.js";
 import { SimWorker } from "./sim-worker.js";
+import { checkedSeed, clusterOf, schedulerPolicy, SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
+import { schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
+import { workerAddress } from "./addresses.js";
 import type { TaskModel } from "./simulated-executor.js";
-import { SpecError, validateSpec, type WorkloadSpecInput } from "./spec.js";
 import { SimTransport } from "./transport.js";
-import { BUILT_IN_WORKLOAD_NAMES, BUILT_IN_WORKLOADS, workloadFromSpec, type Workload } from "./workloads/index.js";
+import type { Workload } from "./workloads/index.js";
 
-export { DEFAULT_NETWORK_KIND, DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS };
-
-/** Raised for a simulation that cannot run as asked (unknown workload, bad option). */
-export class SimulationError extends Error {
-  override readonly name = "SimulationError";
-}
-
-/** What `simulate` accepts: a built-in workload name, a spec (a plain object, validated here; a
- * validated WorkloadSpec is one too), or a ready Workload. */
-export type SimInput = string | WorkloadSpecInput | Workload;
-
-function isWorkload(input: SimInput): input is Workload {
-  return typeof input === "object" && input !== null && "graph" in input;
-}
-
-/** Turns the input into a Workload (throws SpecError / SimulationError naming the problem); a Workload is used as it is. */
-export function workloadOfInput(input: SimInput, options: SimOptions, seed: number, workers: number, threads: number): Workload {
-  if (typeof input === "string") {
-    const builtIn = registryEntry(BUILT_IN_WORKLOADS, input);
-    if (builtIn === undefined) {
-      throw new SpecError([`unknown workload "${input}" (built-in: ${BUILT_IN_WORKLOAD_NAMES.join(", ")})`]);
-    }
-    return builtIn.generate({ ...(options.size === undefined ? {} : { size: options.size }), seed, workers, threads });
-  }
-  if (isWorkload(input)) return input;
-  return workloadFromSpec(validateSpec(input), seed);
-}
-
-function positiveOption(value: number | undefined, name: string, integer: boolean, max: number = Number.MAX_VALUE): void {
-  if (value === undefined) return;
-  if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw new SimulationError(`option ${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`);
-  }
-  if (value > max) throw new SimulationError(`option ${name} must be at most ${formatLimit(max)} (docs/sim.md, limits), got ${value}`);
-}
+export { DEFAULT_NETWORK_KIND, DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS, workerAddress };
+export { SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
 
 /**
  * Simulates `input` and resolves with its report (and span records when `collectSpans`).
@@ -73,22 +39,7 @@ function positiveOption(value: number | undefined, name: string, integer: boolea
  */
 export async function simulate(input: SimInput, options: SimOptions = {}): Promise<SimResult> {
   options.signal?.throwIfAborted();
-  const seed = options.seed ?? DEFAULT_SEED;
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new SimulationError(`option seed must be an integer ≥ 0, got ${seed}`);
-  positiveOption(options.workers, "workers", true, LIMITS.workers);
-  positiveOption(options.threads, "threads", true, LIMITS.threads);
-  positiveOption(options.size, "size", true, LIMITS.size);
-  if (options.size !== undefined && typeof input !== "string") {
-    throw new SimulationError("option size sets the size of a built-in workload; a spec or a graph has its own task counts");
-  }
-  positiveOption(options.bandwidth, "bandwidth", false, LIMITS.bytes);
-  if (typeof options.memoryLimit === "number" && options.memoryLimit > LIMITS.bytes) {
-    throw new SimulationError(`option memoryLimit must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes), got ${options.memoryLimit}`);
-  }
-  if (options.memoryLimit !== undefined && options.memoryLimit !== null && !(options.memoryLimit > 0)) {
-    throw new SimulationError(`option memoryLimit must be a positive number of bytes or null, got ${options.memoryLimit}`);
-  }
-  if (options.latency !== undefined && !(options.latency >= 0)) throw new SimulationError(`option latency must be seconds ≥ 0, got ${options.latency}`);
+  const seed = checkedSeed(input, options);
   const profile = options.cluster === undefined ? undefined : validateClusterProfile(options.cluster, "options.cluster");
   // A built-in workload sizes itself to the cluster it will run on (its own settings aside).
   const hint = typeof input === "string" ? clusterOf({}, profile, options) : undefined;
@@ -99,27 +50,6 @@ export async function simulate(input: SimInput, options: SimOptions = {}): Promi
   return run.execute();
 }
 
-/** The cluster of a run: the workload's settings, then the profile, then the run's options. */
-function clusterOf(workload: ClusterSpec, profile: ClusterSpec | undefined, options: SimOptions): ResolvedCluster {
-  try {
-    return resolveCluster(workload, profile, options, hostAddress);
-  } catch (error) {
-    if (error instanceof ClusterLayoutError) throw new SimulationError(error.message, { cause: error });
-    throw error;
-  }
-}
-
-/** The run's placement policy, a module loaded when it names a path (relative to the working directory). */
-async function schedulerPolicy(selection: SimOptions["scheduler"]): Promise<ResolvedPolicy> {
-  try {
-    return await loadPolicy(selection, process.cwd());
-  } catch (error) {
-    if (error instanceof PolicySelectionError) throw new SimulationError(error.message, { cause: error });
-    throw error;
-  }
-}
-
-/** One run: builds the cluster, drives the clock, collects the report. */
 class SimulationRun {
   // Everything the simulation runs on this clock is promise-driven: settling needs no event-loop turn.
   private readonly clock = new VirtualClock({ settle: "microtasks" });
@@ -501,14 +431,7 @@ class SimulationRun {
   private buildReport(): SimReport {
     const scheduler = this.scheduler;
     const graph = this.graph;
-    let completed = 0;
-    let erred = 0;
-    for (let id = 0; id < graph.size; id++) {
-      const s = scheduler.status[id]!;
-      if (s === TaskStatus.Memory || s === TaskStatus.Released) completed++;
-      else if (s === TaskStatus.Erred) erred++;
-    }
-    const lost = graph.size - completed - erred;
+    const { completed, erred, lost } = taskCounts(scheduler, graph.size);
     const makespan = this.report.makespan();
     const end = this.report.lastEnd();
     for (const sim of this.workers) if (!sim.died) this.memory.sample(sim.index, sim.worker, end, true);
@@ -516,7 +439,7 @@ class SimulationRun {
     const completion = complete
       ? `all ${graph.size} tasks finished: ${completed} in memory, ${erred} erred, 0 lost`
       : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.lastProgress)}s — replay with seed ${this.seed}`;
-    const stuck = complete ? undefined : this.stuckTasks();
+    const stuck = complete ? undefined : stuckTasks(scheduler, graph, this.workers);
     const c = this.cluster;
     return this.report.build({
       schemaVersion: REPORT_SCHEMA_VERSION,
@@ -531,8 +454,8 @@ class SimulationRun {
       complete,
       completion,
       stuck,
-      scheduler: this.schedulerSummary(),
-      steals: this.stealRecords(),
+      scheduler: schedulerSummary(scheduler),
+      steals: stealRecords(scheduler, graph, this.workers),
       workerStates: this.workers.map((sim, i) => {
         const shape = this.cluster.workers[i]!;
         return {
@@ -554,34 +477,6 @@ class SimulationRun {
       memory: this.memory,
     });
   }
-
-  private schedulerSummary(): SimReport["scheduler"] {
-    const options = Object.create(null) as Record<string, string | number | boolean>;
-    // JSON has no Infinity: an infinite option (worker-saturation=inf) is written as typed.
-    for (const [key, value] of Object.entries(this.scheduler.policyOptions)) options[key] = typeof value === "number" && !Number.isFinite(value) ? String(value).replace("Infinity", "inf") : value;
-    return { policy: this.scheduler.policyName, options, steals: { ...this.scheduler.steals.counts } };
-  }
-
-  private stealRecords(): { records: StealRecord[]; dropped: number } {
-    const ledger = this.scheduler.steals;
-    const address = (w: number) => this.workers[w]!.address;
-    const records = ledger.events.map((e) => ({ time: e.time, key: this.graph.keys[e.task]!, victim: address(e.victim), thief: address(e.thief), outcome: e.outcome }));
-    return { records, dropped: ledger.dropped };
-  }
-
-  private stuckTasks(): NonNullable<SimReport["stuck"]> {
-    return this.scheduler.unfinishedTasks(100).map((id) => {
-      const key = this.graph.keys[id]!;
-      const entry: NonNullable<SimReport["stuck"]>[number] = { key, state: this.scheduler.statusName(id) };
-      const w = this.scheduler.workerOf(id);
-      if (w >= 0) {
-        entry.worker = this.workers[w]!.address;
-        const ts = this.workers[w]!.worker.state.tasks.get(key);
-        if (ts !== undefined) entry.workerState = ts.state;
-      }
-      return entry;
-    });
-  }
 }
 
 class StallSignal extends Error {
@@ -593,14 +488,3 @@ class StallSignal extends Error {
 function round(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;
 }
-
-/** Address of simulated worker `i` when every worker has a host of its own (the default layout). */
-export function workerAddress(i: number): string {
-  return hostAddress(i, i, 0);
-}
-
-/** Address of the worker in slot `slot` of host `host` (workers of one host differ by port). */
-function hostAddress(_worker: number, host: number, slot: number): string {
-  return `tcp://10.0.${Math.floor(host / 250)}.${(host % 250) + 1}:${8786 + slot}`;
-}
-

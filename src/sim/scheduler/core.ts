@@ -22,50 +22,14 @@ import { GuardedPolicy } from "./guarded-policy.js";
 import { PolicyError } from "./policy-error.js";
 import { NO_WORKER, QUEUE, type DecisionOrigin, type PolicyContext, type Stimulus } from "./policy.js";
 import { TaskQueue } from "./queue.js";
-import { resolvePolicy, type PolicySelection, type ResolvedPolicy } from "./registry.js";
+import { resolvePolicy, type ResolvedPolicy } from "./registry.js";
 import { Rng } from "../rng.js";
 import { StealLedger, stealVerdict } from "./steals.js";
 import { Ticker, heartbeatInterval } from "./ticker.js";
+import type { SchedulerHost, SchedulerOptions } from "./host.js";
+import { SchedulerLoop } from "./loop.js";
 
-export interface SchedulerOptions {
-  /** dask's `distributed.scheduler.worker-saturation` (default 1.1). */
-  workerSaturation?: number;
-  /** dask's `distributed.scheduler.allowed-failures` (default 3). */
-  allowedFailures?: number;
-  /** The placement policy: a registered name with options, or a factory (default: dask). */
-  policy?: PolicySelection;
-  /** Seeds the policy's `random()` (default 1). */
-  seed?: number;
-  /** At most this many steal events are kept (default 100,000; the rest are counted). */
-  maxStealRecords?: number;
-  /**
-   * Seconds of the scheduler's event loop per task it sends (its decision and the message;
-   * the overheads' schedulerDecision). One decision at a time: a worker's batch leaves once its
-   * tasks are decided, batches in order. Needs the host's `now` and `setTimer` (default 0).
-   */
-  decisionCost?: number;
-  /** Seconds of the scheduler's event loop per message batch it writes to a worker (the overheads' schedulerMessage; default 0). */
-  messageCost?: number;
-}
-
-export interface SchedulerHost {
-  /** Hands a batch of events to a worker's state machine (in order). */
-  deliver(worker: number, events: StateMachineEvent[]): void;
-  /** The scheduler has outgoing events: call `flush()` soon (same simulated time). */
-  requestFlush(): void;
-  /** The runSpec of one execution attempt of task `id` (decides e.g. a modelled failure). */
-  runSpec(id: number, runId: number): unknown;
-  /** A task reached memory or erred (progress). */
-  onProgress?(): void;
-  /** Simulated seconds; without it the periodic hooks (heartbeats, balance) never run. */
-  now?(): number;
-  /** Calls `callback` at simulated time `at`. */
-  setTimer?(at: number, callback: () => void): void;
-  /** Visits every task executing on `worker` with its start time (what a heartbeat reports). */
-  executing?(worker: number, visit: (key: Key, start: number) => void): void;
-  /** The policy failed (PolicyError): stop the run. Without it the error is thrown to the caller. */
-  abort?(error: PolicyError): void;
-}
+export type { SchedulerHost, SchedulerOptions } from "./host.js";
 
 export class SchedulerCore extends Lifecycle {
   readonly cluster: ClusterState;
@@ -80,14 +44,8 @@ export class SchedulerCore extends Lifecycle {
   private stimulusCounter = 0;
   private flushRequested = false;
   private stopped = false;
-  private readonly decisionCost: number;
-  private readonly messageCost: number;
-  /** When the scheduler's loop is done with the decisions booked so far. */
-  private decidedUntil = 0;
-  /** Per worker: when its latest batch left (batches leave in order). */
-  private readonly lastDeparture: Float64Array;
-  /** Seconds booked on the scheduler's loop: decisions, and message batches read and written. */
-  decisionSeconds = 0;
+  /** The scheduler's own event loop, as a cost (decisions, message batches). */
+  private readonly loop: SchedulerLoop;
 
   constructor(
     graph: TaskGraph,
@@ -101,9 +59,7 @@ export class SchedulerCore extends Lifecycle {
     if (host.now !== undefined) cluster.setClock(host.now);
     this.queue = new TaskQueue(graph.order);
     this.outbox = new Outbox(workers.length, () => this.stimulus("free-keys"));
-    this.decisionCost = options.decisionCost ?? 0;
-    this.messageCost = options.messageCost ?? 0;
-    this.lastDeparture = new Float64Array(workers.length);
+    this.loop = new SchedulerLoop(workers.length, options.decisionCost ?? 0, options.messageCost ?? 0);
     this.steals = new StealLedger(options.maxStealRecords ?? 100_000);
     const resolved = resolvePolicy(options.policy);
     this.policyName = resolved.name;
@@ -224,7 +180,7 @@ export class SchedulerCore extends Lifecycle {
     if (this.failure !== null) return; // what a failed stimulus half-did never reaches a worker
     const closed = (w: number): boolean => this.cluster.workers[w]!.status === "closed";
     const { now, setTimer } = this.host;
-    if ((this.decisionCost === 0 && this.messageCost === 0) || now === undefined || setTimer === undefined) {
+    if (this.loop.free || now === undefined || setTimer === undefined) {
       this.outbox.flush((w, events) => this.host.deliver(w, events), closed);
       return;
     }
@@ -232,10 +188,7 @@ export class SchedulerCore extends Lifecycle {
       const at = now();
       let decisions = 0;
       for (const event of events) if (event.kind === "ComputeTaskEvent") decisions++;
-      this.loopDelay(decisions * this.decisionCost + this.messageCost);
-      // The loop is one thread: a batch leaves after everything booked before it, in order.
-      const leaves = Math.max(this.decidedUntil, this.lastDeparture[w]!);
-      this.lastDeparture[w] = leaves;
+      const leaves = this.loop.departure(w, decisions, at);
       if (leaves <= at) this.host.deliver(w, events);
       else setTimer.call(this.host, leaves, () => {
         if (!closed(w)) this.host.deliver(w, events);
@@ -249,12 +202,12 @@ export class SchedulerCore extends Lifecycle {
    * with it, flush() the decisions and the writes.
    */
   loopDelay(seconds: number): number {
-    const at = this.host.now?.() ?? 0;
-    if (seconds > 0) {
-      this.decidedUntil = Math.max(this.decidedUntil, at) + seconds;
-      this.decisionSeconds += seconds;
-    }
-    return Math.max(0, this.decidedUntil - at);
+    return this.loop.book(seconds, this.host.now?.() ?? 0);
+  }
+
+  /** Seconds booked on the scheduler's loop: decisions, and message batches read and written. */
+  get decisionSeconds(): number {
+    return this.loop.bookedSeconds;
   }
 
   // ---- message handlers ----

@@ -1,0 +1,46 @@
+// The parts of a report read from the scheduler at the end of a run: how many tasks finished,
+// the policy and its steals, and where the unfinished ones were stuck.
+import type { TaskGraph } from "./graph.js";
+import type { SimReport, StealRecord } from "./report.js";
+import { TaskStatus, type Scheduler } from "./scheduler.js";
+import type { SimWorker } from "./sim-worker.js";
+
+/** Tasks finished (in memory, or released after use), erred, and neither. */
+export function taskCounts(scheduler: Scheduler, size: number): { completed: number; erred: number; lost: number } {
+  let completed = 0;
+  let erred = 0;
+  for (let id = 0; id < size; id++) {
+    const s = scheduler.status[id]!;
+    if (s === TaskStatus.Memory || s === TaskStatus.Released) completed++;
+    else if (s === TaskStatus.Erred) erred++;
+  }
+  return { completed, erred, lost: size - completed - erred };
+}
+
+export function schedulerSummary(scheduler: Scheduler): SimReport["scheduler"] {
+  const options = Object.create(null) as Record<string, string | number | boolean>;
+  // JSON has no Infinity: an infinite option (worker-saturation=inf) is written as typed.
+  for (const [key, value] of Object.entries(scheduler.policyOptions)) options[key] = typeof value === "number" && !Number.isFinite(value) ? String(value).replace("Infinity", "inf") : value;
+  return { policy: scheduler.policyName, options, steals: { ...scheduler.steals.counts } };
+}
+
+export function stealRecords(scheduler: Scheduler, graph: TaskGraph, workers: readonly SimWorker[]): { records: StealRecord[]; dropped: number } {
+  const ledger = scheduler.steals;
+  const address = (w: number) => workers[w]!.address;
+  const records = ledger.events.map((e) => ({ time: e.time, key: graph.keys[e.task]!, victim: address(e.victim), thief: address(e.thief), outcome: e.outcome }));
+  return { records, dropped: ledger.dropped };
+}
+
+export function stuckTasks(scheduler: Scheduler, graph: TaskGraph, workers: readonly SimWorker[]): NonNullable<SimReport["stuck"]> {
+  return scheduler.unfinishedTasks(100).map((id) => {
+    const key = graph.keys[id]!;
+    const entry: NonNullable<SimReport["stuck"]>[number] = { key, state: scheduler.statusName(id) };
+    const w = scheduler.workerOf(id);
+    if (w >= 0) {
+      entry.worker = workers[w]!.address;
+      const ts = workers[w]!.worker.state.tasks.get(key);
+      if (ts !== undefined) entry.workerState = ts.state;
+    }
+    return entry;
+  });
+}
