@@ -87,5 +87,3 @@ export async function schedulerPolicy(selection: SimOptions["scheduler"]): Promi
     throw error;
   }
 }
-
-/** One run: builds the cluster, drives the clock, collects the report. */

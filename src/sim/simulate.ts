@@ -50,6 +50,7 @@ export async function simulate(input: SimInput, options: SimOptions = {}): Promi
   return run.execute();
 }
 
+/** One run: builds the cluster, drives the clock, collects the report. */
 class SimulationRun {
   // Everything the simulation runs on this clock is promise-driven: settling needs no event-loop turn.
   private readonly clock = new VirtualClock({ settle: "microtasks" });
