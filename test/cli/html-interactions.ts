@@ -98,17 +98,19 @@ export async function linkedZoom(browser: Browser, path: string, artifacts: stri
   await screenshot(page, join(ARTIFACTS, `${artifacts}-zoomed.png`), STREAM);
   await screenshot(page, join(ARTIFACTS, `${artifacts}-zoomed-memory.png`), 'figure[data-chart="memory"]');
 
-  // Ctrl + wheel zooms in around the pointer; Shift + wheel pans.
+  // Ctrl + wheel zooms in around the pointer: the time under it stays. Shift + wheel pans.
   // (The screenshots scrolled the page: the plot's box is read again.)
   await plot.scrollIntoViewIfNeeded();
   const beforeWheel = await plotView(page, "task-stream");
-  const at = pointAt(beforeWheel, (beforeWheel.from + beforeWheel.to) / 2);
+  // off the middle, so that zooming around the middle instead would show
+  const at = pointAt(beforeWheel, beforeWheel.from + (beforeWheel.to - beforeWheel.from) * 0.3);
   await page.mouse.move(at.x, at.y);
   await page.keyboard.down("Control");
   await page.mouse.wheel(0, -200);
   await page.keyboard.up("Control");
   await expect.poll(async () => (await plotView(page, "task-stream")).viewBox[2]!).toBeLessThan(zoomed.viewBox[2]! * 0.8);
   const wheeled = await plotView(page, "task-stream");
+  expect(Math.abs(secondsAt(wheeled, at.x) - secondsAt(beforeWheel, at.x)), "the time under the pointer stays").toBeLessThanOrEqual(secondsPerPixel(wheeled));
   await page.keyboard.down("Shift");
   await page.mouse.wheel(0, 100);
   await page.keyboard.up("Shift");
