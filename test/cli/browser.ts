@@ -5,6 +5,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { X_UNITS_PER_PX } from "../../src/cli/html/timeline.js";
 
 export const CHROMIUM_PATH = process.env.SPANWORK_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -28,7 +29,7 @@ export interface PageInspection {
   consoleErrors: string[];
   /** Every request other than loading the report file itself. */
   requests: string[];
-  /** Text of the tooltip after hovering the first task-stream mark. */
+  /** Text of the tooltip after hovering the first task-stream mark the pointer can reach. */
   tooltip: string;
 }
 
@@ -92,15 +93,105 @@ export async function countCharts(page: Page): Promise<ChartCounts> {
   return (await page.evaluate(COUNT_CHART_ELEMENTS)) as ChartCounts;
 }
 
-/** Hovers the element and returns the tooltip's text, lines joined by "\n". */
-export async function tooltipOf(page: Page, selector: string, nth = 0): Promise<string> {
-  const target = page.locator(selector).nth(nth);
-  await target.scrollIntoViewIfNeeded();
-  await target.hover({ force: true });
+/** A pointer position in whole CSS pixels of the viewport (the pointer's own resolution). */
+export interface ClientPoint {
+  x: number;
+  y: number;
+}
+
+// Runs in the page: scrolls each match into view and returns the first whose centre, rounded to
+// whole pixels, the pointer would find the element itself at (nothing drawn over it there).
+const FIRST_REACHABLE_CENTRE = `(elements) => {
+  for (const [index, element] of elements.entries()) {
+    element.scrollIntoView({ block: "center", inline: "center" });
+    const box = element.getBoundingClientRect();
+    const x = Math.round(box.left + box.width / 2);
+    const y = Math.round(box.top + box.height / 2);
+    const hit = document.elementFromPoint(x, y);
+    if (hit && element.contains(hit)) return { index, x, y };
+  }
+  return null;
+}`;
+
+/**
+ * The first element the selector matches that the pointer can reach at its centre, scrolled into
+ * view: markers drawn over a task, or a mark narrower than a pixel, must not decide what a hover
+ * test hovers. Throws naming the selector when no match is reachable.
+ */
+export async function reachableCentre(page: Page, selector: string): Promise<{ index: number; point: ClientPoint }> {
+  const found = await evaluateOn<{ index: number; x: number; y: number } | null>(page, selector, FIRST_REACHABLE_CENTRE);
+  const count = await page.locator(selector).count();
+  if (found === null) throw new Error(`none of the ${count} elements matching ${selector} is reachable by the pointer at its centre`);
+  return { index: found.index, point: { x: found.x, y: found.y } };
+}
+
+/**
+ * Hovers the first element of the selector that is reachable at its centre and returns the
+ * tooltip's text (lines joined by "\n") with that element's own `data-tip`, to compare.
+ */
+export async function hoverTip(page: Page, selector: string): Promise<{ text: string; dataTip: string }> {
+  const { index, point } = await reachableCentre(page, selector);
+  await page.mouse.move(point.x, point.y);
   const tip = page.locator("#tip");
   const text = (await tip.isVisible()) ? await tip.innerText() : "";
   await page.mouse.move(0, 0);
-  return text;
+  return { text, dataTip: (await page.locator(selector).nth(index).getAttribute("data-tip")) ?? "" };
+}
+
+/** The tooltip's text after hovering the first element of the selector reachable at its centre. */
+export async function tooltipOf(page: Page, selector: string): Promise<string> {
+  return (await hoverTip(page, selector)).text;
+}
+
+/**
+ * A time plot's own coordinate mapping: its box on screen (CSS pixels) and the seconds its
+ * viewBox shows now, from the plot's `width` attribute, X_UNITS_PER_PX and the frame's `data-end`.
+ */
+export interface PlotView {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  /** Seconds at the plot's left and right edges. */
+  from: number;
+  to: number;
+  /** The run's end: the right edge unzoomed. */
+  end: number;
+  viewBox: number[];
+}
+
+export async function plotView(page: Page, chart: string): Promise<PlotView> {
+  // The box from the plot's own attributes mapped to the screen (its getBoundingClientRect is
+  // the box of its content in Chromium, wider than the plot when zoomed).
+  const read = await evaluateOn<{ left: number; top: number; width: number; height: number; viewBox: number[]; plotWidth: number; end: number }>(page, `figure[data-chart="${chart}"] svg.plot`, `([plot]) => {
+    const m = plot.parentNode.getScreenCTM();
+    const [x, y, width, height] = ["x", "y", "width", "height"].map((name) => Number(plot.getAttribute(name)));
+    return { left: m.a * x + m.e, top: m.d * y + m.f, width: m.a * width, height: m.d * height, viewBox: plot.getAttribute("viewBox").split(" ").map(Number),
+      plotWidth: width, end: Number(plot.closest("g.time-frame").dataset.end) };
+  }`);
+  const unitsPerSecond = (read.plotWidth * X_UNITS_PER_PX) / read.end;
+  const from = read.viewBox[0]! / unitsPerSecond;
+  return { left: read.left, top: read.top, width: read.width, height: read.height, from, to: from + read.viewBox[2]! / unitsPerSecond, end: read.end, viewBox: read.viewBox };
+}
+
+/** Seconds shown at a viewport x. */
+export function secondsAt(view: PlotView, clientX: number): number {
+  return view.from + ((clientX - view.left) / view.width) * (view.to - view.from);
+}
+
+/** Seconds one screen pixel of the plot spans at its current zoom. */
+export function secondsPerPixel(view: PlotView): number {
+  return (view.to - view.from) / view.width;
+}
+
+/** The whole-pixel pointer position of `seconds`, half-way down the plot; throws if off the plot. */
+export function pointAt(view: PlotView, seconds: number): ClientPoint {
+  const x = Math.round(view.left + ((seconds - view.from) / (view.to - view.from)) * view.width);
+  const y = Math.round(view.top + view.height / 2);
+  if (x < view.left || x > view.left + view.width || y < view.top || y > view.top + view.height) {
+    throw new Error(`${seconds} s is at (${x}, ${y}), outside the plot's box`);
+  }
+  return { x, y };
 }
 
 export async function screenshot(page: Page, path: string, selector?: string): Promise<void> {

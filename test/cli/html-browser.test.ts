@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHARTS } from "../../src/cli/html/charts.js";
 import { timelineMarkers } from "../../src/cli/html/markers.js";
@@ -11,21 +11,12 @@ import type { SimReport } from "../../src/sim/report.js";
 import { registryNames } from "../../src/util/registry.js";
 import { countCharts, evaluateOn, inspectReport, launchChromium, openReport, screenshot, tooltipOf, widestOnScreen } from "./browser.js";
 import { sampleReport } from "./fixtures.js";
+import { eventfulRun, hoverDetails, linkedZoom } from "./html-interactions.js";
 
 // Screenshots land here for people to look at; the folder is git-ignored (they change with
 // every chromium and font update, and would only bloat the history).
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 const CHART_IDS: string[] = registryNames(CHARTS);
-
-/** The viewBox of the first plot of a chart, as numbers. */
-async function viewBox(page: Page, chart: string): Promise<number[]> {
-  const box = await page.locator(`figure[data-chart="${chart}"] svg.plot`).first().getAttribute("viewBox");
-  return box!.split(" ").map(Number);
-}
-
-async function axisLabels(page: Page): Promise<string[]> {
-  return page.locator('figure[data-chart="task-stream"] g.x-axis text').allTextContents();
-}
 
 describe("HTML report in a real browser", () => {
   let browser: Browser;
@@ -78,16 +69,7 @@ describe("HTML report in a real browser", () => {
     let report: SimReport;
     let path: string;
     beforeAll(async () => {
-      // spill-pressure with little disk pauses workers; a death and flaky transfers on top.
-      const simulator = realSimulator();
-      const result = await simulator.simulate(simulator.builtInWorkload("spill-pressure")!, {
-        size: 128,
-        maxSpill: 600e6,
-        faults: [{ kind: "worker-death", worker: 1, at: 10 }, { kind: "transfer-failure", probability: 0.05 }],
-        // the one death is the fault's: no nanny terminating a worker whose memory ran full first
-        cluster: { memory: { terminate: false } },
-      });
-      report = result.report;
+      report = await eventfulRun();
       path = join(dir, "eventful.html");
       writeFileSync(path, renderHtmlReport(report, { generator: "spanwork test" }));
     });
@@ -156,93 +138,11 @@ describe("HTML report in a real browser", () => {
     });
 
     it("shows details on hover: task, matrix cell, death and pause", async () => {
-      const { page, consoleErrors } = await openReport(browser, path);
-      // a single run's mark (runs back to back on one thread slot may be drawn merged)
-      const task = await tooltipOf(page, 'figure[data-chart="task-stream"] rect.mark:not([data-tip*="runs merged"])');
-      // the tip's first line is the key (exactly: produce-3 is not produce-39), and it names the run's worker and slot
-      const record = report.taskRecords.find((r) => task.split("\n")[0] === r.key && task.includes(`${r.worker} · thread ${r.thread}`));
-      expect(record, `a task run named in ${JSON.stringify(task)}`).toBeDefined();
-      expect(task).toContain(`prefix ${record!.prefix} · ${record!.outcome}`);
-      expect(task).toContain(`${record!.worker} · thread ${record!.thread}`);
-      expect(task).toMatch(/start [\d.]+ m?s · end [\d.]+ m?s/);
-
-      const cell = await tooltipOf(page, 'figure[data-chart="transfer-matrix"] rect.mark.cell');
-      expect(cell).toMatch(/^tcp:\/\/\S+ → tcp:\/\/\S+\n[\d.]+ [KMG]iB in [\d.]+ m?s/);
-      expect(cell).toMatch(/\d+ transfers?: \d+ (ok|failed|busy)/);
-
-      expect(await tooltipOf(page, 'figure[data-chart="task-stream"] .marker.hit')).toMatch(/died at 10\.0 s/);
-      expect(await tooltipOf(page, 'figure[data-chart="memory"] .marker.pause.strip')).toMatch(/paused\n[\d.]+ m?s → [\d.]+ m?s/);
-      expect(consoleErrors).toEqual([]);
-      await page.context().close();
+      await hoverDetails(browser, report, path);
     });
 
     it("zooms every time chart together by drag and wheel, and resets", async () => {
-      const { page, consoleErrors } = await openReport(browser, path);
-      const [, , fullWidth, height] = await viewBox(page, "task-stream");
-      const original = await axisLabels(page);
-      const plot = page.locator('figure[data-chart="task-stream"] svg.plot');
-      await plot.scrollIntoViewIfNeeded();
-      let box = (await plot.boundingBox())!;
-      const widest = 'figure[data-chart="task-stream"] rect.mark';
-      const widthBefore = await widestOnScreen(page, widest);
-      const bar = page.locator('figure[data-chart="task-stream"] .zoombar');
-      expect(await bar.locator("span").textContent()).toMatch(/^Drag to zoom/);
-      expect(await bar.locator("button").isHidden()).toBe(true);
-
-      // Drag from a quarter to half of the plot: a 4× zoom on [25%, 50%] of the run. (Well inside
-      // the plot: the pointer's coordinates are whole pixels, the plot's edges need not be.)
-      await page.mouse.move(box.x + box.width * 0.25, box.y + 12);
-      await page.mouse.down();
-      await page.mouse.move(box.x + box.width * 0.4, box.y + 20, { steps: 4 });
-      await page.mouse.move(box.x + box.width * 0.5, box.y + 20, { steps: 4 });
-      await page.mouse.up();
-      const zoomed = await viewBox(page, "task-stream");
-      expect(zoomed[0]! / fullWidth!).toBeCloseTo(0.25, 2);
-      expect(zoomed[2]! / fullWidth!).toBeCloseTo(0.25, 2);
-      expect(zoomed[3]).toBe(height);
-      const memory = await viewBox(page, "memory");
-      expect(memory[0]! / memory[2]!).toBeCloseTo(zoomed[0]! / zoomed[2]!, 6);
-      const bandwidth = await viewBox(page, "bandwidth");
-      expect(bandwidth[0]! / bandwidth[2]!).toBeCloseTo(zoomed[0]! / zoomed[2]!, 6);
-      expect(await axisLabels(page)).not.toEqual(original);
-      expect(await bar.locator("span").textContent()).toMatch(/^Showing [\d.]+ s to [\d.]+ s of [\d.]+ s\.$/);
-      expect(await bar.locator("button").isVisible()).toBe(true);
-      const widthAfter = await widestOnScreen(page, widest);
-      expect(widthAfter).toBeGreaterThan(widthBefore * 3);
-      await screenshot(page, join(ARTIFACTS, "html-report-eventful-zoomed.png"), 'figure[data-chart="task-stream"]');
-      await screenshot(page, join(ARTIFACTS, "html-report-eventful-zoomed-memory.png"), 'figure[data-chart="memory"]');
-
-      // Ctrl + wheel zooms in around the pointer; Shift + wheel pans. (The screenshots scrolled.)
-      await plot.scrollIntoViewIfNeeded();
-      box = (await plot.boundingBox())!;
-      await page.mouse.move(box.x + box.width * 0.5, box.y + 20);
-      await page.keyboard.down("Control");
-      await page.mouse.wheel(0, -200);
-      await page.keyboard.up("Control");
-      await expect.poll(async () => (await viewBox(page, "task-stream"))[2]!).toBeLessThan(zoomed[2]! * 0.8);
-      const wheeled = await viewBox(page, "task-stream");
-      await page.keyboard.down("Shift");
-      await page.mouse.wheel(0, 100);
-      await page.keyboard.up("Shift");
-      await expect.poll(async () => (await viewBox(page, "task-stream"))[0]!).toBeGreaterThan(wheeled[0]!);
-      expect((await viewBox(page, "task-stream"))[2]).toBeCloseTo(wheeled[2]!, 3);
-
-      // Reset by the button, then zoom again and reset by double-click.
-      await bar.locator("button").click();
-      expect(await viewBox(page, "task-stream")).toEqual([0, 0, fullWidth, height]);
-      expect(await axisLabels(page)).toEqual(original);
-      expect(await bar.locator("button").isHidden()).toBe(true);
-      await plot.scrollIntoViewIfNeeded();
-      box = (await plot.boundingBox())!;
-      await page.mouse.move(box.x + box.width * 0.6, box.y + 12);
-      await page.mouse.down();
-      await page.mouse.move(box.x + box.width * 0.7, box.y + 12, { steps: 4 });
-      await page.mouse.up();
-      expect((await viewBox(page, "task-stream"))[0]).toBeGreaterThan(0);
-      await page.mouse.dblclick(box.x + box.width * 0.5, box.y + 12);
-      expect(await viewBox(page, "task-stream")).toEqual([0, 0, fullWidth, height]);
-      expect(consoleErrors).toEqual([]);
-      await page.context().close();
+      await linkedZoom(browser, path, "html-report-eventful");
     });
 
     it("stays complete without JavaScript", async () => {
@@ -252,6 +152,28 @@ describe("HTML report in a real browser", () => {
       expect(await page.locator(".zoombar").count()).toBe(0);
       expect(consoleErrors).toEqual([]);
       await page.context().close();
+    });
+  });
+
+  // The same run under other seeds moves its tasks, markers and pauses: seeds 2 and 4 draw a
+  // steal's hit line over the first task and a death over the first pause strip. The
+  // interactions must not depend on where they fall.
+  describe.each([2, 4])("the eventful run with seed %i", (seed) => {
+    let report: SimReport;
+    let path: string;
+    beforeAll(async () => {
+      report = await eventfulRun(seed);
+      path = join(dir, `eventful-seed${seed}.html`);
+      writeFileSync(path, renderHtmlReport(report, { generator: "spanwork test" }));
+    });
+
+    it("shows details on hover", async () => {
+      expect(timelineMarkers(report).deaths).toHaveLength(1);
+      await hoverDetails(browser, report, path);
+    });
+
+    it("zooms every time chart together", async () => {
+      await linkedZoom(browser, path, `html-report-eventful-seed${seed}`);
     });
   });
 

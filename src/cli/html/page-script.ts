@@ -45,7 +45,7 @@ export const REPORT_SCRIPT = `
     const plot = group.querySelector("svg.plot");
     const axis = group.querySelector("g.x-axis");
     const box = plot.getAttribute("viewBox").split(" ").map(Number);
-    return { plot, axis, original: [...axis.childNodes], end: Number(group.dataset.end), ticks: Number(group.dataset.ticks),
+    return { group, plot, axis, original: [...axis.childNodes], end: Number(group.dataset.end), ticks: Number(group.dataset.ticks),
       x: Number(plot.getAttribute("x")), y: Number(plot.getAttribute("y")), width: Number(plot.getAttribute("width")), height: Number(plot.getAttribute("height")), units: box[2], localHeight: box[3] };
   });
   if (frames.length === 0) return;
@@ -118,12 +118,23 @@ export const REPORT_SCRIPT = `
       label.textContent = zoomed ? "Showing " + format(a, step / 10, b) + " to " + format(b, step / 10, b) + " of " + format(end, step / 10, end) + "." : hint;
     }
   };
+  // The plot's box on screen, from its own x, y, width and height in the chart's coordinates:
+  // Chromium's getBoundingClientRect of a nested <svg> is the box of its content, which a zoom
+  // makes wider than the plot.
+  const plotBox = (frame) => {
+    const m = frame.group.getScreenCTM();
+    const left = m.a * frame.x + m.e;
+    const top = m.d * frame.y + m.f;
+    const width = m.a * frame.width;
+    const height = m.d * frame.height;
+    return { left, top, width, height, right: left + width, bottom: top + height };
+  };
   const frameAt = (event) => frames.find((frame) => {
-    const box = frame.plot.getBoundingClientRect();
+    const box = plotBox(frame);
     return event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom;
   });
   const timeAt = (frame, clientX) => {
-    const box = frame.plot.getBoundingClientRect();
+    const box = plotBox(frame);
     return view[0] + ((clientX - box.left) / box.width) * (view[1] - view[0]);
   };
   for (const svg of new Set(frames.map((frame) => frame.plot.ownerSVGElement))) {
@@ -157,7 +168,7 @@ export const REPORT_SCRIPT = `
   window.addEventListener("mousemove", (event) => {
     if (!dragging) return;
     dragging.lastX = event.clientX;
-    const box = dragging.frame.plot.getBoundingClientRect();
+    const box = plotBox(dragging.frame);
     const scale = dragging.frame.width / box.width;
     const left = Math.max(box.left, Math.min(dragging.startX, event.clientX));
     const right = Math.min(box.right, Math.max(dragging.startX, event.clientX));
