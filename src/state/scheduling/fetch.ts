@@ -62,12 +62,18 @@ export function ensureCommunicating(
     if (toGather.length === 0) return;
 
     const keys: Key[] = new Array(toGather.length);
-    for (let i = 0; i < toGather.length; i++) keys[i] = (toGather[i] as TaskState).key;
+    // Filled here rather than by `new Set(keys)`, whose iteration allocated a result per key.
+    const inFlight = new Set<Key>();
+    for (let i = 0; i < toGather.length; i++) {
+      const key = (toGather[i] as TaskState).key;
+      keys[i] = key;
+      inFlight.add(key);
+    }
     core.logEntry(["gather-dependencies", worker, keys, stimulusId, core.stimulusSeq]);
     const flight = Rec.flight(worker);
     for (let i = 0; i < toGather.length; i++) recs.add(toGather[i] as TaskState, flight);
     out.push(GatherDep({ worker, toGather: keys, totalNbytes: messageNbytes, stimulusId }));
-    core.setInFlight(worker, new Set(keys));
+    core.setInFlight(worker, inFlight, toGather);
     core.transferIncomingCountTotal++;
     core.transferIncomingBytes += messageNbytes;
     if (shouldThrottleIncomingTransfers(core)) return;
