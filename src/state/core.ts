@@ -87,14 +87,20 @@ export class StateCore {
   fetchCount = 0;
   readonly missingDepFlight = new Set<TaskState>();
   readonly inFlightTasks = new Set<TaskState>();
-  readonly inFlightWorkers = new Map<string, Set<Key>>();
   /**
    * worker → the TaskStates of its outstanding GatherDep, in the order of its keys: the
    * returning gather walks these instead of looking each key up in `tasks` again (a hashed
-   * lookup in a Map of every task per gathered key: 3 % of W2). Kept beside
-   * inFlightWorkers by setInFlight/clearInFlight, its only writers.
+   * lookup in a Map of every task per gathered key: 3 % of W2). Written only by
+   * setInFlight/clearInFlight.
    */
   private readonly inFlightGathers = new Map<string, readonly TaskState[]>();
+  /**
+   * The public `inFlightWorkers` (worker → the keys of its GatherDep): built from
+   * inFlightGathers the first time anything reads it, and kept up to date from then on.
+   * Until then nobody can hold it, and a Set of keys per GatherDep (W2: 408 Sets of 50
+   * keys per run) would be built for nothing.
+   */
+  private inFlightIndex: Map<string, Set<Key>> | null = null;
   readonly busyWorkers = new Set<string>();
   /**
    * How many peers have fetches queued (dataNeeded) and are neither in flight nor busy: the
@@ -167,7 +173,18 @@ export class StateCore {
   }
 
   get transferIncomingCount(): number {
-    return this.inFlightWorkers.size;
+    return this.inFlightGathers.size;
+  }
+
+  /** worker → the keys of its outstanding GatherDep (see `inFlightIndex`). */
+  get inFlightWorkers(): Map<string, Set<Key>> {
+    let index = this.inFlightIndex;
+    if (index === null) {
+      index = new Map();
+      for (const [worker, tasks] of this.inFlightGathers) index.set(worker, keysOf(tasks));
+      this.inFlightIndex = index;
+    }
+    return index;
   }
 
   // ---- the loop ---------------------------------------------------------------------
@@ -347,11 +364,11 @@ export class StateCore {
     if (this.dataNeeded.delete(worker) && this.isFree(worker)) this.idleQueuedPeers--;
   }
 
-  /** A GatherDep for `tasks` (`keys`: their keys, in order) went to `worker`. */
-  setInFlight(worker: string, keys: Set<Key>, tasks: readonly TaskState[]): void {
+  /** A GatherDep for `tasks` went to `worker`. */
+  setInFlight(worker: string, tasks: readonly TaskState[]): void {
     if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers--;
-    this.inFlightWorkers.set(worker, keys);
     this.inFlightGathers.set(worker, tasks);
+    if (this.inFlightIndex !== null) this.inFlightIndex.set(worker, keysOf(tasks));
   }
 
   /**
@@ -362,7 +379,7 @@ export class StateCore {
     const tasks = this.inFlightGathers.get(worker);
     if (tasks === undefined) return undefined;
     this.inFlightGathers.delete(worker);
-    this.inFlightWorkers.delete(worker);
+    if (this.inFlightIndex !== null) this.inFlightIndex.delete(worker);
     if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers++;
     return tasks;
   }
@@ -379,7 +396,7 @@ export class StateCore {
 
   /** Neither in flight nor busy. */
   isFree(worker: string): boolean {
-    return !this.inFlightWorkers.has(worker) && !this.busyWorkers.has(worker);
+    return !this.inFlightGathers.has(worker) && !this.busyWorkers.has(worker);
   }
 
   /** worker → keys it holds; a worker holding nothing has no entry (see `hasWhatIndex`). */
@@ -497,6 +514,12 @@ function indexHolder(worker: string, index: Map<string, Set<Key>>, key: Key): vo
     index.set(worker, keys);
   }
   keys.add(key);
+}
+
+function keysOf(tasks: readonly TaskState[]): Set<Key> {
+  const keys = new Set<Key>();
+  for (let i = 0; i < tasks.length; i++) keys.add((tasks[i] as TaskState).key);
+  return keys;
 }
 
 function priorityOf(ts: TaskState): Priority | null {

@@ -10,7 +10,7 @@ import type { TaskState } from "../task-state.js";
 import type { Key, Priority } from "../events.js";
 
 export function shouldThrottleIncomingTransfers(core: StateCore): boolean {
-  const reachedCountLimit = core.inFlightWorkers.size >= core.transferIncomingCountLimit;
+  const reachedCountLimit = core.transferIncomingCount >= core.transferIncomingCountLimit;
   const reachedThrottleThreshold = core.transferIncomingBytes >= core.transferIncomingBytesThrottleThreshold;
   const reachedBytesLimit = core.transferIncomingBytes >= core.transferIncomingBytesLimit;
   return (reachedCountLimit && reachedThrottleThreshold) || reachedBytesLimit;
@@ -62,18 +62,12 @@ export function ensureCommunicating(
     if (toGather.length === 0) return;
 
     const keys: Key[] = new Array(toGather.length);
-    // Filled here rather than by `new Set(keys)`, whose iteration allocated a result per key.
-    const inFlight = new Set<Key>();
-    for (let i = 0; i < toGather.length; i++) {
-      const key = (toGather[i] as TaskState).key;
-      keys[i] = key;
-      inFlight.add(key);
-    }
+    for (let i = 0; i < toGather.length; i++) keys[i] = (toGather[i] as TaskState).key;
     core.logEntry(["gather-dependencies", worker, keys, stimulusId, core.stimulusSeq]);
     const flight = Rec.flight(worker);
     for (let i = 0; i < toGather.length; i++) recs.add(toGather[i] as TaskState, flight);
     out.push(GatherDep({ worker, toGather: keys, totalNbytes: messageNbytes, stimulusId }));
-    core.setInFlight(worker, inFlight, toGather);
+    core.setInFlight(worker, toGather);
     core.transferIncomingCountTotal++;
     core.transferIncomingBytes += messageNbytes;
     if (shouldThrottleIncomingTransfers(core)) return;
