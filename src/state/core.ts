@@ -15,6 +15,7 @@ import { forEachLink, linkHas, linksToArray, replacedLinks, withLink, type Links
 import { TaskState } from "./task-state.js";
 import { stateIndex, type TaskStateName } from "./task-states.js";
 import { sameHolders } from "./holders.js";
+import { InFlightGathers } from "./in-flight.js";
 import { toLoggable } from "./loggable.js";
 import { TRANSFER_INCOMING_BYTES_THROTTLE_THRESHOLD, type DataStore, type WorkerStateOptions } from "./state-options.js";
 import { STATE_COUNT, transitionGrid, type TransitionGrid } from "./transition-grid.js";
@@ -87,20 +88,8 @@ export class StateCore {
   fetchCount = 0;
   readonly missingDepFlight = new Set<TaskState>();
   readonly inFlightTasks = new Set<TaskState>();
-  /**
-   * worker → the TaskStates of its outstanding GatherDep, in the order of its keys: the
-   * returning gather walks these instead of looking each key up in `tasks` again (a hashed
-   * lookup in a Map of every task per gathered key: 3 % of W2). Written only by
-   * setInFlight/clearInFlight.
-   */
-  private readonly inFlightGathers = new Map<string, readonly TaskState[]>();
-  /**
-   * The public `inFlightWorkers` (worker → the keys of its GatherDep): built from
-   * inFlightGathers the first time anything reads it, and kept up to date from then on.
-   * Until then nobody can hold it, and a Set of keys per GatherDep (W2: 408 Sets of 50
-   * keys per run) would be built for nothing.
-   */
-  private inFlightIndex: Map<string, Set<Key>> | null = null;
+  /** The outstanding GatherDeps (written only by setInFlight/clearInFlight). */
+  private readonly gathers = new InFlightGathers();
   readonly busyWorkers = new Set<string>();
   /**
    * How many peers have fetches queued (dataNeeded) and are neither in flight nor busy: the
@@ -173,18 +162,12 @@ export class StateCore {
   }
 
   get transferIncomingCount(): number {
-    return this.inFlightGathers.size;
+    return this.gathers.size;
   }
 
-  /** worker → the keys of its outstanding GatherDep (see `inFlightIndex`). */
+  /** worker → the keys of its outstanding GatherDep (built when first read). */
   get inFlightWorkers(): Map<string, Set<Key>> {
-    let index = this.inFlightIndex;
-    if (index === null) {
-      index = new Map();
-      for (const [worker, tasks] of this.inFlightGathers) index.set(worker, keysOf(tasks));
-      this.inFlightIndex = index;
-    }
-    return index;
+    return this.gathers.keysByWorker;
   }
 
   // ---- the loop ---------------------------------------------------------------------
@@ -367,8 +350,7 @@ export class StateCore {
   /** A GatherDep for `tasks` went to `worker`. */
   setInFlight(worker: string, tasks: readonly TaskState[]): void {
     if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers--;
-    this.inFlightGathers.set(worker, tasks);
-    if (this.inFlightIndex !== null) this.inFlightIndex.set(worker, keysOf(tasks));
+    this.gathers.set(worker, tasks);
   }
 
   /**
@@ -376,10 +358,8 @@ export class StateCore {
    * sent (a task forgotten since is no longer the one registered under its key).
    */
   clearInFlight(worker: string): readonly TaskState[] | undefined {
-    const tasks = this.inFlightGathers.get(worker);
+    const tasks = this.gathers.take(worker);
     if (tasks === undefined) return undefined;
-    this.inFlightGathers.delete(worker);
-    if (this.inFlightIndex !== null) this.inFlightIndex.delete(worker);
     if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers++;
     return tasks;
   }
@@ -396,7 +376,7 @@ export class StateCore {
 
   /** Neither in flight nor busy. */
   isFree(worker: string): boolean {
-    return !this.inFlightGathers.has(worker) && !this.busyWorkers.has(worker);
+    return !this.gathers.has(worker) && !this.busyWorkers.has(worker);
   }
 
   /** worker → keys it holds; a worker holding nothing has no entry (see `hasWhatIndex`). */
@@ -514,12 +494,6 @@ function indexHolder(worker: string, index: Map<string, Set<Key>>, key: Key): vo
     index.set(worker, keys);
   }
   keys.add(key);
-}
-
-function keysOf(tasks: readonly TaskState[]): Set<Key> {
-  const keys = new Set<Key>();
-  for (let i = 0; i < tasks.length; i++) keys.add((tasks[i] as TaskState).key);
-  return keys;
 }
 
 function priorityOf(ts: TaskState): Priority | null {
