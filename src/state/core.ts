@@ -15,6 +15,7 @@ import { forEachLink, linkHas, linksToArray, replacedLinks, withLink, type Links
 import { TaskState } from "./task-state.js";
 import { stateIndex, type TaskStateName } from "./task-states.js";
 import { sameHolders } from "./holders.js";
+import { InFlightGathers } from "./in-flight.js";
 import { toLoggable } from "./loggable.js";
 import { TRANSFER_INCOMING_BYTES_THROTTLE_THRESHOLD, type DataStore, type WorkerStateOptions } from "./state-options.js";
 import { STATE_COUNT, transitionGrid, type TransitionGrid } from "./transition-grid.js";
@@ -87,7 +88,8 @@ export class StateCore {
   fetchCount = 0;
   readonly missingDepFlight = new Set<TaskState>();
   readonly inFlightTasks = new Set<TaskState>();
-  readonly inFlightWorkers = new Map<string, Set<Key>>();
+  /** The outstanding GatherDeps (written only by setInFlight/clearInFlight). */
+  private readonly gathers = new InFlightGathers();
   readonly busyWorkers = new Set<string>();
   /**
    * How many peers have fetches queued (dataNeeded) and are neither in flight nor busy: the
@@ -160,7 +162,12 @@ export class StateCore {
   }
 
   get transferIncomingCount(): number {
-    return this.inFlightWorkers.size;
+    return this.gathers.size;
+  }
+
+  /** worker → the keys of its outstanding GatherDep (built when first read). */
+  get inFlightWorkers(): Map<string, Set<Key>> {
+    return this.gathers.keysByWorker;
   }
 
   // ---- the loop ---------------------------------------------------------------------
@@ -340,19 +347,21 @@ export class StateCore {
     if (this.dataNeeded.delete(worker) && this.isFree(worker)) this.idleQueuedPeers--;
   }
 
-  /** A GatherDep for `keys` went to `worker`. */
-  setInFlight(worker: string, keys: Set<Key>): void {
+  /** A GatherDep for `tasks` went to `worker`. */
+  setInFlight(worker: string, tasks: readonly TaskState[]): void {
     if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers--;
-    this.inFlightWorkers.set(worker, keys);
+    this.gathers.set(worker, tasks);
   }
 
-  /** The GatherDep to `worker` returned; the keys it was for. */
-  clearInFlight(worker: string): Set<Key> | undefined {
-    const keys = this.inFlightWorkers.get(worker);
-    if (keys === undefined) return undefined;
-    this.inFlightWorkers.delete(worker);
+  /**
+   * The GatherDep to `worker` returned; the tasks it was for, as they were when it was
+   * sent (a task forgotten since is no longer the one registered under its key).
+   */
+  clearInFlight(worker: string): readonly TaskState[] | undefined {
+    const tasks = this.gathers.take(worker);
+    if (tasks === undefined) return undefined;
     if (this.isFree(worker) && this.dataNeeded.has(worker)) this.idleQueuedPeers++;
-    return keys;
+    return tasks;
   }
 
   setBusy(worker: string): void {
@@ -367,7 +376,7 @@ export class StateCore {
 
   /** Neither in flight nor busy. */
   isFree(worker: string): boolean {
-    return !this.inFlightWorkers.has(worker) && !this.busyWorkers.has(worker);
+    return !this.gathers.has(worker) && !this.busyWorkers.has(worker);
   }
 
   /** worker → keys it holds; a worker holding nothing has no entry (see `hasWhatIndex`). */

@@ -126,7 +126,7 @@ export class WorkerState {
     return this._core.transferIncomingBytes;
   }
   get transferIncomingCount(): number {
-    return this._core.inFlightWorkers.size;
+    return this._core.transferIncomingCount;
   }
   get transferIncomingCountTotal(): number {
     return this._core.transferIncomingCountTotal;

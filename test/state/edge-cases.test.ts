@@ -16,9 +16,10 @@ import {
   UpdateDataEvent,
   AddKeysMsg,
   Execute,
+  GatherDep,
 } from "../../src/state/index.js";
 import { assertStory, taskInState } from "../../src/testing/index.js";
-import { W2, skipFinalValidation, worker } from "./helpers.js";
+import { W2, W3, skipFinalValidation, worker } from "./helpers.js";
 
 describe("reference §18", () => {
   it("§18.3: a cancelled execution whose input replica was dropped still finishes cleanly (#6893)", () => {
@@ -51,6 +52,27 @@ describe("reference §18", () => {
     expect(ws.inFlightWorkers.size).toBe(0);
     expect(ws.transferIncomingBytes).toBe(0);
     assertStory(ws.story("late"), [["x", "stale-gather-result", W2]]);
+  });
+
+  it("§18.5, re-created: a late gather result leaves alone the namesake now in flight from another peer", () => {
+    const ws = worker();
+    taskInState(ws, "x", "flight");
+    ws.handleStimulus(
+      UpdateDataEvent({ data: { x: "scattered" }, stimulusId: "scatter" }),
+      FreeKeysEvent({ keys: ["x"], stimulusId: "free" }),
+    );
+    expect(ws.handleStimulus(ComputeTaskEvent({ key: "z", whoHas: { x: [W3] }, stimulusId: "again" }))).toEqual([
+      GatherDep({ worker: W3, toGather: ["x"], totalNbytes: 1, stimulusId: "again" }),
+    ]);
+    const again = ws.tasks.get("x")!;
+    expect(ws.handleStimulus(GatherDepSuccessEvent({ worker: W2, totalNbytes: 1, data: { x: "late" }, stimulusId: "late" }))).toEqual([]);
+    expect(ws.tasks.get("x")).toBe(again);
+    expect(again.state).toBe("flight");
+    expect(again.comingFrom).toBe(W3);
+    assertStory(ws.story("late"), [["x", "stale-gather-result", W2]]);
+    ws.handleStimulus(GatherDepSuccessEvent({ worker: W3, totalNbytes: 1, data: { x: "fresh" }, stimulusId: "fresh" }));
+    expect(ws.data.get("x")).toBe("fresh");
+    expect(ws.tasks.get("z")!.state).toBe("executing");
   });
 
   it("§18.6: scatter onto an executing task breaks the run-id invariant (as in dask)", () => {

@@ -20,18 +20,21 @@ import type { TaskState } from "../task-state.js";
  */
 function gatherDepDoneCommon(core: StateCore, ev: GatherDepDoneEvent): TaskState[] {
   core.transferIncomingBytes -= ev.totalNbytes;
-  const keys = core.clearInFlight(ev.worker);
-  if (keys === undefined) {
+  const sent = core.clearInFlight(ev.worker);
+  if (sent === undefined) {
     throw new StateInvariantError(
       `${ev.kind} from ${ev.worker} (stimulus ${ev.stimulusId}): no gather to that worker is outstanding`,
     );
   }
   const tasks: TaskState[] = [];
-  for (const key of keys) {
-    const ts = core.tasks.get(key);
-    // comingFrom is set exactly while the task is in inFlightTasks (validateFlight).
-    if (ts === undefined || ts.comingFrom !== ev.worker) {
-      core.logEntry([key, "stale-gather-result", ev.worker, ev.stimulusId, core.stimulusSeq]);
+  for (let i = 0; i < sent.length; i++) {
+    const ts = sent[i] as TaskState;
+    // comingFrom is set exactly while the task is in inFlightTasks (validateFlight), and
+    // only to a peer with no gather outstanding; purgeState clears it, and every task is
+    // purged before it is forgotten: a task sent to ev.worker that still comes from it is
+    // the one registered under its key.
+    if (ts.comingFrom !== ev.worker) {
+      core.logEntry([ts.key, "stale-gather-result", ev.worker, ev.stimulusId, core.stimulusSeq]);
       continue;
     }
     ts.done = true;

@@ -10,7 +10,7 @@ import type { TaskState } from "../task-state.js";
 import type { Key, Priority } from "../events.js";
 
 export function shouldThrottleIncomingTransfers(core: StateCore): boolean {
-  const reachedCountLimit = core.inFlightWorkers.size >= core.transferIncomingCountLimit;
+  const reachedCountLimit = core.transferIncomingCount >= core.transferIncomingCountLimit;
   const reachedThrottleThreshold = core.transferIncomingBytes >= core.transferIncomingBytesThrottleThreshold;
   const reachedBytesLimit = core.transferIncomingBytes >= core.transferIncomingBytesLimit;
   return (reachedCountLimit && reachedThrottleThreshold) || reachedBytesLimit;
@@ -67,7 +67,7 @@ export function ensureCommunicating(
     const flight = Rec.flight(worker);
     for (let i = 0; i < toGather.length; i++) recs.add(toGather[i] as TaskState, flight);
     out.push(GatherDep({ worker, toGather: keys, totalNbytes: messageNbytes, stimulusId }));
-    core.setInFlight(worker, new Set(keys));
+    core.setInFlight(worker, toGather);
     core.transferIncomingCountTotal++;
     core.transferIncomingBytes += messageNbytes;
     if (shouldThrottleIncomingTransfers(core)) return;
