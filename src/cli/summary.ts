@@ -1,9 +1,9 @@
-import type { SimReport, WorkerSummary } from "../sim/report.js";
+import { threadTimeCloses, type SimReport, type WorkerSummary } from "../sim/report.js";
 import { createStyle, type Style } from "./format/color.js";
 import { bar, renderTable, type Column } from "./format/table.js";
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "./format/units.js";
 import { fineMetricBreakdown, type FineMetricRow } from "./fine-metrics.js";
-import { THREAD_TIME_BUCKETS, threadTimeCloses, workMetrics } from "./thread-time.js";
+import { THREAD_TIME_BUCKETS, workMetrics } from "./thread-time.js";
 
 export interface SummaryOptions {
   style?: Style;

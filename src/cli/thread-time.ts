@@ -1,4 +1,4 @@
-import { THREAD_TIME_CLOSURE_TOLERANCE, type MetricTotal, type WorkerThreadTime } from "../sim/report.js";
+import type { MetricTotal, WorkerThreadTime } from "../sim/report.js";
 
 // Where a worker's thread time went (the report's perWorker[].threadTime), as the summary and
 // the HTML report show it: the buckets in reading order, executing first.
@@ -25,10 +25,6 @@ export const THREAD_TIME_BUCKETS: readonly ThreadTimeBucket[] = [
   { key: "dead", label: "idle: dead", idle: true, seconds: (t) => t.idle.dead },
 ];
 
-/** Whether a worker's buckets add up to its capacity (the closure check of `validate: true` runs). */
-export function threadTimeCloses(time: WorkerThreadTime): boolean {
-  return Math.abs(time.total - time.capacity) <= THREAD_TIME_CLOSURE_TOLERANCE * time.capacity;
-}
 
 /** The metrics of work only: without the `worker` context (thread time), which counts execute time a second time, per slot. */
 export function workMetrics(metrics: readonly MetricTotal[]): MetricTotal[] {

@@ -3,7 +3,7 @@
 import type { Worker } from "../worker/worker.js";
 import type { VirtualDisk } from "./disk.js";
 import type { MemoryMonitor } from "./memory.js";
-import { THREAD_TIME_CLOSURE_TOLERANCE, type FaultCount, type MetricTotal, type SimReport, type StealRecord, type TaskRecord, type TransferRecord, type WorkerSummary, type WorkerThreadTime } from "./report.js";
+import { threadTimeCloses, type FaultCount, type MetricTotal, type SimReport, type StealRecord, type TaskRecord, type TransferRecord, type WorkerSummary, type WorkerThreadTime } from "./report.js";
 
 /** The run-level fields of the report, plus what the builder reads the per-worker figures from. */
 export type ReportInputs = Pick<
@@ -52,7 +52,7 @@ export function threadTimeProblems(report: SimReport): string[] {
   for (const worker of report.perWorker) {
     const { total, capacity } = worker.threadTime;
     const gap = total - capacity;
-    if (!(Math.abs(gap) <= THREAD_TIME_CLOSURE_TOLERANCE * capacity)) {
+    if (!threadTimeCloses(worker.threadTime)) {
       problems.push(`thread time of worker ${worker.address} does not close: ${total} s accounted for ${capacity} s of thread capacity (gap ${gap} s)`);
     }
   }

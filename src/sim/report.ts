@@ -75,6 +75,11 @@ export interface WorkerThreadTime {
   total: number;
 }
 
+/** Whether a worker's buckets add up to its capacity within THREAD_TIME_CLOSURE_TOLERANCE (false for NaN). */
+export function threadTimeCloses(time: Pick<WorkerThreadTime, "total" | "capacity">): boolean {
+  return Math.abs(time.total - time.capacity) <= THREAD_TIME_CLOSURE_TOLERANCE * time.capacity;
+}
+
 /** The cluster a run simulated, as resolved from its layers: what the figures were computed with. */
 export interface ClusterSummary {
   network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null };

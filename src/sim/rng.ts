@@ -16,10 +16,7 @@ export class Rng {
     // splitmix32 spreads even tiny or zero seeds over the whole state.
     const next = (): number => {
       state = (state + 0x9e3779b9) >>> 0;
-      let z = state;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-      return (z ^ (z >>> 16)) >>> 0;
+      return mix32(state);
     };
     this.s0 = next();
     this.s1 = next();
@@ -88,6 +85,14 @@ export class Rng {
     while (u === 0) u = this.random();
     return -Math.log(u) * mean;
   }
+}
+
+/** murmur3's 32-bit finaliser: a bijection of 32-bit words that spreads every input bit over the output. */
+export function mix32(x: number): number {
+  let z = x >>> 0;
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+  return (z ^ (z >>> 16)) >>> 0;
 }
 
 function rotl(x: number, k: number): number {

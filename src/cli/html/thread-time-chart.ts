@@ -1,5 +1,6 @@
 import { formatPercent, formatSeconds } from "../format/units.js";
-import { THREAD_TIME_BUCKETS, threadTimeCloses } from "../thread-time.js";
+import { threadTimeCloses } from "../../sim/report.js";
+import { THREAD_TIME_BUCKETS } from "../thread-time.js";
 import { escapeHtml } from "./escape.js";
 import { CHART_WIDTH, type Chart, type ChartEntry, type LegendEntry } from "./chart.js";
 import { emptyChart } from "./stacked-bars.js";

@@ -8,6 +8,7 @@ import type { ClusterView, PolicyContext, StealOutcome } from "../policy.js";
 import { UNKNOWN_TASK_DURATION } from "../cluster.js";
 import type { WorkerClasses } from "./dask-workers.js";
 import { bestByObjective } from "./dask-objective.js";
+import { mix32 } from "../../rng.js";
 
 /** stealing.py's LATENCY: seconds charged to every move, to keep small tasks where they are. */
 const LATENCY = 0.1;
@@ -246,18 +247,13 @@ export class WorkStealing {
  * A stand-in for the order in which Python iterates a set of TaskStates: by hash, and a
  * TaskState's hash is its key's, which CPython salts per process (PYTHONHASHSEED) — an order
  * unrelated to when the tasks were assigned, fixed within a run. Here a seeded permutation
- * (murmur3's finaliser of id ^ salt). Insertion order would be wrong in a way that matters: the
+ * (`mix32` of id ^ salt). Insertion order would be wrong in a way that matters: the
  * oldest tasks of a victim are the ones it is already executing, so they would always be asked
  * for first and refused.
  */
 export function hashOrder(tasks: number, salt: number): Uint32Array {
   const hash = new Uint32Array(tasks);
-  for (let id = 0; id < tasks; id++) {
-    let h = (id ^ salt) >>> 0;
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    hash[id] = (h ^ (h >>> 16)) >>> 0;
-  }
+  for (let id = 0; id < tasks; id++) hash[id] = mix32(id ^ salt);
   return hash;
 }
 
