@@ -47,8 +47,8 @@ function positiveOption(value: number | undefined, name: string, integer: boolea
   if (value > max) throw new SimulationError(`option ${name} must be at most ${formatLimit(max)} (docs/sim.md, limits), got ${value}`);
 }
 
-/** The run's seed, after checking every numeric option (each error names the option and its limit). */
-export function checkedSeed(input: SimInput, options: SimOptions): number {
+/** Checks every option of a run (each error names the option and its limit) and returns its seed. */
+export function checkOptions(input: SimInput, options: SimOptions): number {
   const seed = options.seed ?? DEFAULT_SEED;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new SimulationError(`option seed must be an integer ≥ 0, got ${seed}`);
   positiveOption(options.workers, "workers", true, LIMITS.workers);

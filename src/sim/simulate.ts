@@ -22,7 +22,7 @@ import { Scheduler } from "./scheduler.js";
 import { ExecutionTracker } from "./scheduler/executing.js";
 import type { ResolvedPolicy } from "./scheduler/registry.js";
 import { SimWorker } from "./sim-worker.js";
-import { checkedSeed, clusterOf, schedulerPolicy, SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
+import { checkOptions, clusterOf, schedulerPolicy, SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
 import { schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
 import { workerAddress } from "./addresses.js";
 import type { TaskModel } from "./simulated-executor.js";
@@ -39,7 +39,7 @@ export { SimulationError, workloadOfInput, type SimInput } from "./sim-input.js"
  */
 export async function simulate(input: SimInput, options: SimOptions = {}): Promise<SimResult> {
   options.signal?.throwIfAborted();
-  const seed = checkedSeed(input, options);
+  const seed = checkOptions(input, options);
   const profile = options.cluster === undefined ? undefined : validateClusterProfile(options.cluster, "options.cluster");
   // A built-in workload sizes itself to the cluster it will run on (its own settings aside).
   const hint = typeof input === "string" ? clusterOf({}, profile, options) : undefined;
