@@ -2,19 +2,14 @@
 // the policy and its steals, and where the unfinished ones were stuck.
 import type { TaskGraph } from "./graph.js";
 import type { SimReport, StealRecord } from "./report.js";
-import { TaskStatus, type Scheduler } from "./scheduler.js";
+import type { Scheduler } from "./scheduler.js";
 import type { SimWorker } from "./sim-worker.js";
 
-/** Tasks finished (in memory, or released after use), erred, and neither. */
+/** Tasks finished (in memory, or released after use), erred, and neither: the scheduler's own counts. */
 export function taskCounts(scheduler: Scheduler, size: number): { completed: number; erred: number; lost: number } {
-  let completed = 0;
-  let erred = 0;
-  for (let id = 0; id < size; id++) {
-    const s = scheduler.status[id]!;
-    if (s === TaskStatus.Memory || s === TaskStatus.Released) completed++;
-    else if (s === TaskStatus.Erred) erred++;
-  }
-  return { completed, erred, lost: size - completed - erred };
+  const erred = scheduler.erred;
+  const lost = scheduler.unfinished;
+  return { completed: size - erred - lost, erred, lost };
 }
 
 export function schedulerSummary(scheduler: Scheduler): SimReport["scheduler"] {
