@@ -46,7 +46,7 @@ describe("limits: the CLI and the spec agree", () => {
   });
 
   it("rejects an absurd memory limit", async () => {
-    expectUsageError(await run(["run", "map", "--memory-limit", "2PiB"]), 'error: --memory-limit: must be at most 1 PiB (1,125,899,906,842,624 bytes), got "2PiB"');
+    expectUsageError(await run(["run", "map", "--memory-limit", "2PiB"]), 'error: --memory-limit: expected at most 1 PiB (1,125,899,906,842,624 bytes), got "2PiB"');
   });
 });
 

@@ -105,7 +105,7 @@ describe("spanwork run", () => {
 
 describe("bad input: exit 2 and one line on stderr", () => {
   it.each([
-    [["run", "map", "--memory-limit", "2GiX"], 'error: --memory-limit: cannot parse "2GiX" as a size (examples: 2GiB, 500MB)'],
+    [["run", "map", "--memory-limit", "2GiX"], 'error: --memory-limit: cannot parse "2GiX" as a size (examples: 64 KiB, 1.5GB, 200MB)'],
     [["run", "map", "--workers", "two"], 'error: --workers: expected a whole number, got "two"'],
     [["run", "map", "--workers", "0"], "error: --workers: must be between 1 and 10000, got 0"],
     [["run", "map", "--size", "0"], "error: --size: must be between 1 and 1000000, got 0"],
@@ -113,7 +113,7 @@ describe("bad input: exit 2 and one line on stderr", () => {
     [["run", "map", "--seed", "-3"], "error: --seed: expected a whole number, got \"-3\""],
     [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min, shared-host)'],
     [["run", "map", "--latency", "soon"], 'error: --latency: cannot parse "soon" as seconds (examples: 0.001, 1.14ms, 300us)'],
-    [["run", "map", "--bandwidth", "0"], 'error: --bandwidth: must be greater than zero, got "0"'],
+    [["run", "map", "--bandwidth", "0"], 'error: --bandwidth: expected a positive size, got "0"'],
     [["run", "map", "--cluster", "no-such-profile.yaml"], "error: --cluster: no-such-profile.yaml: no such file"],
     [["run", "nope"], 'error: unknown workload "nope" (built-in: map, shuffle; or give the path of a JSON/YAML spec file)'],
     [["run", "missing.yaml"], "error: missing.yaml: no such file"],
@@ -154,7 +154,7 @@ describe("bad input: exit 2 and one line on stderr", () => {
   it("prints the stack trace with --debug", async () => {
     const result = await run(["run", "map", "--memory-limit", "2GiX", "--debug"]);
     expect(result.code).toBe(2);
-    expect(result.stderr.split("\n")[0]).toBe('error: --memory-limit: cannot parse "2GiX" as a size (examples: 2GiB, 500MB)');
+    expect(result.stderr.split("\n")[0]).toBe('error: --memory-limit: cannot parse "2GiX" as a size (examples: 64 KiB, 1.5GB, 200MB)');
     expect(result.stderr).toMatch(/\n\s+at /);
   });
 });
