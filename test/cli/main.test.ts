@@ -191,17 +191,26 @@ describe("spanwork list and validate", () => {
 describe("--help and --version everywhere", () => {
   const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-  it.each([["--version"], ["-V"], ["run", "--version"], ["list", "--version"], ["validate", "--version"]])("%j prints the version", async (...argv) => {
+  it.each([["--version"], ["-V"], ["run", "--version"], ["list", "--version"], ["validate", "--version"], ["sweep", "--version"], ["sweep", "merge", "--version"], ["compare", "-V"]])("%j prints the version", async (...argv) => {
     const result = await run(argv);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${version}\n`);
   });
 
-  it.each([["--help"], [], ["run", "--help"], ["list", "-h"], ["validate", "--help"], ["help", "run"]])("%j prints help", async (...argv) => {
+  it.each([["--help"], [], ["run", "--help"], ["list", "-h"], ["validate", "--help"], ["help", "run"], ["sweep", "--help"], ["sweep", "merge", "--help"], ["compare", "--help"], ["help", "sweep"]])("%j prints help", async (...argv) => {
     const result = await run(argv);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: spanwork/);
     expect(result.stderr).toBe("");
+  });
+
+  it("gives the defaults of the run options a new user asks about first", async () => {
+    const { stdout } = await run(["run", "--help"]);
+    const text = stdout.replace(/\s+/g, " ");
+    expect(text).toContain("number of workers (default: the profile's, else the spec's, else 4)");
+    expect(text).toContain("threads per worker (default: the profile's, else the spec's, else 2)");
+    expect(text).toContain("random seed (same seed, same run; default 1)");
+    expect(text).toContain("(default: the profile's, else the spec's, else max-min;");
   });
 
   it("documents every run option", async () => {
