@@ -87,6 +87,20 @@ describe("messages", () => {
   });
 });
 
+describe("files that do not parse", () => {
+  it("a YAML syntax error is one line ending with where it is, for a spec and for a plan", async () => {
+    const text = "tasks:\n  - prefix: a\n    count: [\n";
+    expectUsageError(
+      await run(["validate", spec("syntax.yaml", text)]),
+      "error: syntax.yaml: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 4, column 1",
+    );
+    expectUsageError(
+      await run(["sweep", spec("plan-syntax.yaml", text), "--out", "out.jsonl"]),
+      "error: plan-syntax.yaml: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 4, column 1",
+    );
+  });
+});
+
 describe("prototype-named names are ordinary names", () => {
   it.each(["constructor", "__proto__", "toString"])("spanwork run %s is an unknown workload", async (name) => {
     const outcome = await run(["run", name]);
