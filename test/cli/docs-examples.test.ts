@@ -56,3 +56,21 @@ describe("docs/cli.md examples", () => {
     await replay(session(block("$ spanwork validate workloads/etl.yaml")));
   });
 });
+
+describe("docs/cli.md's summary example", () => {
+  it("has the sections and key figures `npm start` prints, in its order (the numbers may drift)", async () => {
+    const documented = block("spanwork run · shuffle · 4 workers × 2 threads · memory limit 158 MiB · network max-min · seed 1");
+    const captured = captureIo({ cwd: dir });
+    await main(["run"], { io: captured.io });
+    const printed = captured.stdout().split("\n");
+    // section titles (unindented lines) and the labels of the key figures and tables
+    const shape = (lines: string[]) =>
+      lines.flatMap((line) => {
+        if (/^\S/.test(line)) return [line.replace(/\d[\d.,]*/g, "N")];
+        const label = /^ {2}(makespan|throughput|transfers|spill|faults|scheduler|balance) /.exec(line);
+        if (label) return [label[1]!];
+        return /^ {2}(worker|context) /.test(line) ? [line.trim().split(/\s{2,}/).join(" | ")] : [];
+      });
+    expect(shape(documented)).toEqual(shape(printed));
+  });
+});
