@@ -31,6 +31,11 @@ export async function main(argv: string[], dependencies: MainDependencies = {}):
   const exit = { code: EXIT_OK };
   const program = buildProgram(io, simulator, exit);
   try {
+    // `help` of a command there is not is a mistake (commander prints the whole help on stderr)
+    if (argv[0] === "help" && argv[1] !== undefined && !argv[1].startsWith("-")) {
+      const names = program.commands.map((command) => command.name());
+      if (!names.includes(argv[1]) && argv[1] !== "help") throw new CliUsageError(`help: unknown command '${argv[1]}' (commands: ${names.join(", ")})`);
+    }
     // Bare `spanwork` is a request for help, not a mistake.
     await program.parseAsync(argv.length === 0 ? ["--help"] : argv, { from: "user" });
     return exit.code;

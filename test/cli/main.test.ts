@@ -204,6 +204,13 @@ describe("--help and --version everywhere", () => {
     expect(result.stderr).toBe("");
   });
 
+  it("help of a command there is not is one line, exit 2", async () => {
+    const result = await run(["help", "nosuch"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: help: unknown command 'nosuch' (commands: run, list, validate, sweep, compare)\n");
+    expect(result.stdout).toBe("");
+  });
+
   it("gives the defaults of the run options a new user asks about first", async () => {
     const { stdout } = await run(["run", "--help"]);
     const text = stdout.replace(/\s+/g, " ");
