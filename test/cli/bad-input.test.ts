@@ -87,6 +87,14 @@ describe("messages", () => {
   });
 });
 
+describe("a size with a space, unquoted", () => {
+  it("says the unit left where the workload goes is a size unit", async () => {
+    const outcome = await run(["run", "--memory-limit", "64", "KiB"]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/^error: unknown workload "KiB" \(built-in: .*; "KiB" is a size unit: quote a size with a space, --memory-limit "64 KiB"\)\n$/);
+  });
+});
+
 describe("files that do not parse", () => {
   it("a YAML syntax error is one line ending with where it is, for a spec and for a plan", async () => {
     const text = "tasks:\n  - prefix: a\n    count: [\n";
