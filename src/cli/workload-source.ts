@@ -23,8 +23,9 @@ export function workloadFromArgument(argument: string, simulator: SimulatorApi, 
   if (existsSync(path)) return simulator.loadWorkloadFile(path, argument, seed === undefined ? {} : { seed });
   if (looksLikeFile) throw new CliUsageError(`${argument}: no such file`);
   const names = simulator.listWorkloads().map((workload) => workload.name);
-  // `--memory-limit 64 KiB` unquoted leaves the unit where the workload goes
-  const unit = argument !== "" && SIZE_UNITS.has(argument.toLowerCase()) ? `; "${argument}" is a size unit: quote a size with a space, --memory-limit "64 ${argument}"` : "";
+  // `--memory-limit 64 KiB` unquoted leaves the unit where the workload goes (one letter, "m", is
+  // more likely a typo of a name)
+  const unit = argument.length >= 2 && SIZE_UNITS.has(argument.toLowerCase()) ? `; "${argument}" is a size unit: quote a size with a space, --memory-limit "64 ${argument}"` : "";
   throw new CliUsageError(`unknown workload "${argument}" (built-in: ${names.join(", ")}; or give the path of a JSON/YAML spec file${unit})`);
 }
 

@@ -92,6 +92,7 @@ describe("a size with a space, unquoted", () => {
     const outcome = await run(["run", "--memory-limit", "64", "KiB"]);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toMatch(/^error: unknown workload "KiB" \(built-in: .*; "KiB" is a size unit: quote a size with a space, --memory-limit "64 KiB"\)\n$/);
+    expect((await run(["run", "m"])).stderr).not.toContain("size unit");
   });
 });
 
