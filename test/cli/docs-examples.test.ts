@@ -74,3 +74,12 @@ describe("docs/cli.md's summary example", () => {
     expect(shape(documented)).toEqual(shape(printed));
   });
 });
+
+describe("docs/cli.md's list of workloads", () => {
+  it("is what spanwork list prints", async () => {
+    const captured = captureIo({ cwd: dir });
+    await main(["list"], { io: captured.io });
+    const printed = captured.stdout().trimEnd().split("\n");
+    expect(block(printed[0]!)).toEqual(printed);
+  });
+});
