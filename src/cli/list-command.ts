@@ -45,10 +45,10 @@ function listSchedulers(io: CliIo): number {
   const width = Math.max(0, ...policies.map((policy) => policy.name.length));
   for (const policy of policies) {
     io.stdout.write(`${policy.name.padEnd(width)}  ${policy.description}${policy.isDefault ? " (default)" : ""}\n`);
-    for (const option of policy.options) {
-      const value = option.default === undefined ? `<${option.type}>` : option.default;
-      io.stdout.write(`${" ".repeat(width)}    ${option.name}=${value}  ${option.description}\n`);
-    }
+    const settings = policy.options.map((option) => `${option.name}=${option.default === undefined ? `<${option.type}>` : String(option.default)}`);
+    // one policy's option descriptions in one column
+    const settingWidth = Math.max(0, ...settings.map((setting) => setting.length));
+    policy.options.forEach((option, i) => io.stdout.write(`${" ".repeat(width)}    ${settings[i]!.padEnd(settingWidth)}  ${option.description}\n`));
   }
   io.stdout.write(`${"".padEnd(width)}  or a path to a .ts/.js/.mjs module whose default export is a policy factory (docs/sim.md)\n`);
   return 0;

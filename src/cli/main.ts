@@ -3,7 +3,8 @@ import { escapeControlCharacters } from "../util/escape-control.js";
 import { processIo, type CliIo } from "./cli-io.js";
 import { CliFailure, CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, InterruptedError, oneLine } from "./errors.js";
 import { listCommand, type ListFlags } from "./list-command.js";
-import { NETWORK_KINDS } from "../sim/network/registry.js";
+import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "../sim/defaults.js";
+import { DEFAULT_NETWORK_KIND, NETWORK_KINDS } from "../sim/network/registry.js";
 import { runCommand, type RunFlags } from "./run-command.js";
 import type { SimulatorApi } from "./simulator-api.js";
 import { addSweepCommands } from "./sweep-commands.js";
@@ -30,6 +31,11 @@ export async function main(argv: string[], dependencies: MainDependencies = {}):
   const exit = { code: EXIT_OK };
   const program = buildProgram(io, simulator, exit);
   try {
+    // `help` of a command there is not is a mistake (commander prints the whole help on stderr)
+    if (argv[0] === "help" && argv[1] !== undefined && !argv[1].startsWith("-")) {
+      const names = program.commands.map((command) => command.name());
+      if (!names.includes(argv[1]) && argv[1] !== "help") throw new CliUsageError(`help: unknown command '${argv[1]}' (commands: ${names.join(", ")})`);
+    }
     // Bare `spanwork` is a request for help, not a mistake.
     await program.parseAsync(argv.length === 0 ? ["--help"] : argv, { from: "user" });
     return exit.code;
@@ -75,12 +81,12 @@ Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a ru
     .command("run")
     .description("run a simulated workload and print a summary")
     .argument("[workload]", `a built-in workload name (see \`spanwork list\`) or a JSON/YAML spec file (default: ${DEFAULT_WORKLOAD})`)
-    .option("-w, --workers <n>", "number of workers")
-    .option("-t, --threads <n>", "threads per worker")
+    .option("-w, --workers <n>", `number of workers (default: the profile's, else the spec's, else ${DEFAULT_WORKERS})`)
+    .option("-t, --threads <n>", `threads per worker (default: the profile's, else the spec's, else ${DEFAULT_THREADS})`)
     .option("-m, --memory-limit <size>", 'memory per worker before spilling, e.g. 2GiB, 500MB, 1.5GB, bytes, or "none"')
-    .option("-s, --seed <n>", "random seed (same seed, same run)")
+    .option("-s, --seed <n>", `random seed (same seed, same run; default ${DEFAULT_SEED})`)
     .option("--size <n>", "size of a built-in workload (what it counts: see `spanwork list`)")
-    .option("--network <model>", `network model: ${NETWORK_KINDS.join(", ")} (see \`spanwork list networks\`)`)
+    .option("--network <model>", `network model: ${NETWORK_KINDS.join(", ")} (default: the profile's, else the spec's, else ${DEFAULT_NETWORK_KIND}; see \`spanwork list networks\`)`)
     .option("--scheduler <policy>", "placement policy NAME[:key=value,…] (see `spanwork list schedulers`) or a module path, e.g. dask:stealing=false")
     .option("--latency <seconds>", "network latency of a transfer, e.g. 0.001, 1.14ms")
     .option("--bandwidth <size>", "network bandwidth per worker and direction, per second, e.g. 744MB, 1GiB")

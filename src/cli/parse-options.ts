@@ -46,8 +46,5 @@ export function parseSeconds(text: string, option: string): number {
 
 /** `--bandwidth`: bytes per second, a positive size (`744MB`, `1GiB`, with or without a trailing `/s`). */
 export function parseBandwidth(text: string, option = "--bandwidth"): number {
-  const bytes = parseSize(text.trim().replace(/\/s$/i, ""), option);
-  if (bytes <= 0) throw new CliUsageError(`${option}: must be greater than zero, got "${text}"`);
-  if (bytes > LIMITS.bytes) throw new CliUsageError(`${option}: must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes) per second, got "${text}"`);
-  return bytes;
+  return parseSize(text.trim().replace(/\/s$/i, ""), option, "positive");
 }

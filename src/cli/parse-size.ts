@@ -1,35 +1,24 @@
-import { formatLimit, LIMITS } from "../sim/limits.js";
-import { SIZE_UNITS } from "../sim/units.js";
+import { readSize, type SizeMinimum } from "../sim/units.js";
 import { CliUsageError } from "./errors.js";
 
-// The simulator's unit table; the command line takes no exponent ("1e9" is a typo there).
-const SIZE_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)\s*([a-z]*)$/i;
+// The command line reads sizes with the spec's own reader (src/sim/units.ts: one unit table,
+// one form, one wording), and names the option in front of the problem.
 
 /**
- * Parses a byte size such as `2GiB`, `500MB`, `1.5GB`, `64 KiB` or plain bytes `1048576`.
- * Fractions round down to whole bytes. `option` names the flag in the error message.
+ * Parses a byte size such as `2GiB`, `500MB`, `1.5GB`, `64 KiB` or plain bytes `1048576`, from 0
+ * to 1 PiB; fractions of a byte round to the nearest. `option` names the flag in the error message.
  */
-export function parseSize(text: string, option: string): number {
-  const trimmed = text.trim();
-  const match = SIZE_PATTERN.exec(trimmed);
-  const multiplier = match ? SIZE_UNITS.get(match[2]!.toLowerCase()) : undefined;
-  if (!match || multiplier === undefined) {
-    throw new CliUsageError(`${option}: cannot parse "${text}" as a size (examples: 2GiB, 500MB)`);
-  }
-  const bytes = Math.floor(Number(match[1]) * multiplier);
-  if (!Number.isSafeInteger(bytes)) {
-    throw new CliUsageError(`${option}: "${text}" is too large a size`);
-  }
-  return bytes;
+export function parseSize(text: string, option: string, min: SizeMinimum = "nonNegative"): number {
+  const read = readSize(text, min);
+  if (read.problem !== undefined) throw new CliUsageError(`${option}: ${read.problem}`);
+  return read.bytes;
 }
 
 /** `--memory-limit`: a positive size, or `none` for no limit (nothing spills). */
 export function parseMemoryLimit(text: string, option = "--memory-limit"): number | null {
   if (/^(none|unlimited|off)$/i.test(text.trim())) return null;
-  const bytes = parseSize(text, option);
-  if (bytes <= 0) {
-    throw new CliUsageError(`${option}: must be greater than zero, got "${text}" (use "none" for no limit)`);
-  }
-  if (bytes > LIMITS.bytes) throw new CliUsageError(`${option}: must be at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes), got "${text}"`);
-  return bytes;
+  const read = readSize(text, "positive");
+  if (read.problem === undefined) return read.bytes;
+  const hint = read.problem.startsWith("expected a positive size") ? ' (use "none" for no limit)' : "";
+  throw new CliUsageError(`${option}: ${read.problem}${hint}`);
 }

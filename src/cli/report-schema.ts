@@ -84,7 +84,7 @@ const optionValue = z.union([z.string().describe("a string option"), z.number().
 const schedulerSummary = z.object({
   policy: z.string(),
   options: z.record(z.string(), optionValue),
-  steals: z.object({ requested: count, confirmed: count, rejected: count }),
+  steals: z.object({ requested: count, confirmed: count, rejected: count, rescheduled: count, aborted: count, unanswered: count }),
 });
 
 const stealRecord = z.object({

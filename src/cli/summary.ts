@@ -3,6 +3,7 @@ import { createStyle, type Style } from "./format/color.js";
 import { bar, renderTable, type Column } from "./format/table.js";
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "./format/units.js";
 import { fineMetricBreakdown, type FineMetricRow } from "./fine-metrics.js";
+import { stealOutcomes } from "./steal-outcomes.js";
 import { THREAD_TIME_BUCKETS, workMetrics } from "./thread-time.js";
 
 export interface SummaryOptions {
@@ -93,10 +94,7 @@ function faultLines(report: SimReport): string[] {
 function schedulerLine(report: SimReport): string {
   const { policy, options, steals } = report.scheduler;
   const settings = Object.entries(options).map(([key, value]) => `${key}=${String(value)}`);
-  const stealing =
-    steals.requested === 0
-      ? "no steals"
-      : `${formatCount(steals.requested)} ${plural(steals.requested, "steal")} requested: ${formatCount(steals.confirmed)} confirmed, ${formatCount(steals.rejected)} rejected`;
+  const stealing = steals.requested === 0 ? "no steals" : `${formatCount(steals.requested)} ${plural(steals.requested, "steal")} requested: ${stealOutcomes(steals)}`;
   return `${policy}${settings.length > 0 ? ` (${settings.join(", ")})` : ""} · ${stealing}`;
 }
 

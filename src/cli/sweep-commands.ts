@@ -42,6 +42,7 @@ export function addSweepCommands(
     .argument("<files...>", "results files (JSON lines)")
     .option("-o, --out <file>", "the merged file (written whole)")
     .addOption(debugOption())
+    .version(version, "-V, --version", "print the version")
     .action((files: string[], flags: MergeFlags) => {
       exit.code = sweepMergeCommand(files, flags, io);
     });

@@ -7,6 +7,7 @@ import { basename, dirname, extname, resolve } from "node:path";
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
 import type { SimOptions } from "../sim/report.js";
+import { syntaxProblem } from "../sim/spec-file.js";
 import { canonicalJson } from "../util/canonical-json.js";
 import type { AxisLabel, AxisValue, SweepAxes, SweepPlan, SweepWorkload } from "../lab/plan.js";
 import { CliUsageError } from "./errors.js";
@@ -82,7 +83,7 @@ export function loadPlanFile(argument: string, cwd: string, simulator: Simulator
   try {
     data = json ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new CliUsageError(`${argument}: not valid ${json ? "JSON" : "YAML"}: ${(error as Error).message.split("\n")[0]}`);
+    throw new CliUsageError(`${argument}: not valid ${json ? "JSON" : "YAML"}: ${syntaxProblem(error)}`);
   }
   const problems: string[] = [];
   const plan = checkPlan(data, { baseDir: dirname(path), simulator, runOptions, problems });

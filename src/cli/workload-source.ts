@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { CliUsageError } from "./errors.js";
 import type { ClusterProfile } from "../sim/cluster-spec.js";
+import { SIZE_UNITS } from "../sim/units.js";
 import type { CliWorkload, SimulatorApi } from "./simulator-api.js";
 
 /** The workload `spanwork run` (and `npm start`) runs when none is named: a few seconds, with transfers and spill. */
@@ -22,7 +23,10 @@ export function workloadFromArgument(argument: string, simulator: SimulatorApi, 
   if (existsSync(path)) return simulator.loadWorkloadFile(path, argument, seed === undefined ? {} : { seed });
   if (looksLikeFile) throw new CliUsageError(`${argument}: no such file`);
   const names = simulator.listWorkloads().map((workload) => workload.name);
-  throw new CliUsageError(`unknown workload "${argument}" (built-in: ${names.join(", ")}; or give the path of a JSON/YAML spec file)`);
+  // `--memory-limit 64 KiB` unquoted leaves the unit where the workload goes (one letter, "m", is
+  // more likely a typo of a name)
+  const unit = argument.length >= 2 && SIZE_UNITS.has(argument.toLowerCase()) ? `; "${argument}" is a size unit: quote a size with a space, --memory-limit "64 ${argument}"` : "";
+  throw new CliUsageError(`unknown workload "${argument}" (built-in: ${names.join(", ")}; or give the path of a JSON/YAML spec file${unit})`);
 }
 
 /** A spec file for `spanwork validate`: the path must exist. */

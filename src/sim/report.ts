@@ -104,7 +104,12 @@ export interface SchedulerSummary {
   policy: string;
   /** Its options with defaults filled; infinite numbers are written "inf". */
   options: Record<string, string | number | boolean>;
-  steals: { requested: number; confirmed: number; rejected: number };
+  /**
+   * Steal requests and how they ended (stealing.py's log: `confirm`, `already-computing`,
+   * `reschedule`, `already-aborted`); `unanswered` were still in flight when the run ended.
+   * requested = confirmed + rejected + rescheduled + aborted + unanswered.
+   */
+  steals: { requested: number; confirmed: number; rejected: number; rescheduled: number; aborted: number; unanswered: number };
 }
 
 /** A sample of memory and spill on one worker, for the memory/spill-over-time chart. */

@@ -16,7 +16,7 @@ export function schedulerSummary(scheduler: Scheduler): SimReport["scheduler"] {
   const options = Object.create(null) as Record<string, string | number | boolean>;
   // JSON has no Infinity: an infinite option (worker-saturation=inf) is written as typed.
   for (const [key, value] of Object.entries(scheduler.policyOptions)) options[key] = typeof value === "number" && !Number.isFinite(value) ? String(value).replace("Infinity", "inf") : value;
-  return { policy: scheduler.policyName, options, steals: { ...scheduler.steals.counts } };
+  return { policy: scheduler.policyName, options, steals: { ...scheduler.steals.counts, unanswered: scheduler.steals.unanswered } };
 }
 
 export function stealRecords(scheduler: Scheduler, graph: TaskGraph, workers: readonly SimWorker[]): { records: StealRecord[]; dropped: number } {

@@ -3,7 +3,7 @@
 // or strings ("64 KiB").
 import { z } from "zod";
 import { formatLimit, LIMITS } from "./limits.js";
-import { parseSize } from "./units.js";
+import { readSize, type SizeMinimum } from "./units.js";
 
 export const number = (message: string) => z.number({ error: message });
 export const positive = number("expected a number").positive("expected a positive number");
@@ -16,23 +16,16 @@ export const count = number("expected an integer")
 export const index = number("expected an integer").int("expected an integer").nonnegative("expected an integer ≥ 0");
 
 const SIZE_EXPECTED = 'expected a number of bytes or a size such as "64 KiB"';
-const MAX_BYTES = `expected at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes)`;
 
-/** Byte quantities: a number, or a string such as "64 KiB" or "1.5GB"; at most LIMITS.bytes. */
-export function bytes(min: "positive" | "nonNegative") {
-  const value = number(SIZE_EXPECTED);
-  return z
-    .union([z.number(), z.string()], { error: SIZE_EXPECTED })
-    .transform((raw, ctx) => {
-      if (typeof raw === "number") return raw;
-      const parsed = parseSize(raw);
-      if (parsed === null) {
-        ctx.addIssue({ code: "custom", message: `cannot parse ${JSON.stringify(raw)} as a size (examples: 64 KiB, 1.5GB, 200MB)` });
-        return z.NEVER;
-      }
-      return parsed;
-    })
-    .pipe((min === "positive" ? value.positive("expected a positive number") : value.nonnegative("expected a number ≥ 0")).max(LIMITS.bytes, MAX_BYTES));
+/** Byte quantities: a number, or a string such as "64 KiB" or "1.5GB"; at most LIMITS.bytes.
+ * Read and checked by units.ts's readSize, as the command line's sizes are. */
+export function bytes(min: SizeMinimum) {
+  return z.union([z.number(), z.string()], { error: SIZE_EXPECTED }).transform((raw, ctx) => {
+    const read = readSize(raw, min);
+    if (read.problem === undefined) return read.bytes;
+    ctx.addIssue({ code: "custom", message: read.problem });
+    return z.NEVER;
+  });
 }
 
 /** Parses `raw` with `schema` inside a transform, passing its issues on under their own paths. */

@@ -20,7 +20,7 @@ export function loadDataFile<T>(path: string, validate: (data: unknown) => T): T
   try {
     data = json ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new SpecError([`${path}: not valid ${json ? "JSON" : "YAML"}: ${(error as Error).message.split("\n")[0]}`]);
+    throw new SpecError([`${path}: not valid ${json ? "JSON" : "YAML"}: ${syntaxProblem(error)}`]);
   }
   try {
     return validate(data);
@@ -28,4 +28,10 @@ export function loadDataFile<T>(path: string, validate: (data: unknown) => T): T
     if (error instanceof SpecError) throw new SpecError(error.issues.map((issue) => `${path}: ${issue}`));
     throw error;
   }
+}
+
+/** A JSON or YAML parser's message in one line: the YAML parser's code frame, and the colon
+ * that introduces it ("… at line 9, column 1:"), left out. */
+export function syntaxProblem(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!.replace(/:\s*$/, "");
 }

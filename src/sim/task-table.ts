@@ -6,15 +6,10 @@ import { z } from "zod";
 import { keySplit } from "../state/key-split.js";
 import { GraphBuilder, type TaskGraph } from "./graph.js";
 import { formatLimit, LIMITS } from "./limits.js";
-import { parseSize } from "./units.js";
-
-const SIZE_MESSAGE = 'expected a number of bytes ≥ 0 or a size such as "64 KiB"';
+import { bytes } from "./spec-fields.js";
 
 /** Bytes as a number or a size string ("1.5 MB"), from 0 to the limit on bytes. */
-const outputSize = z.preprocess(
-  (value) => (typeof value === "string" ? (parseSize(value) ?? value) : value),
-  z.number({ error: SIZE_MESSAGE }).nonnegative(SIZE_MESSAGE).max(LIMITS.bytes, `expected at most 1 PiB (${formatLimit(LIMITS.bytes)} bytes)`),
-);
+const outputSize = bytes("nonNegative");
 
 const taskRow = z
   .object({

@@ -46,7 +46,7 @@ describe("limits: the CLI and the spec agree", () => {
   });
 
   it("rejects an absurd memory limit", async () => {
-    expectUsageError(await run(["run", "map", "--memory-limit", "2PiB"]), 'error: --memory-limit: must be at most 1 PiB (1,125,899,906,842,624 bytes), got "2PiB"');
+    expectUsageError(await run(["run", "map", "--memory-limit", "2PiB"]), 'error: --memory-limit: expected at most 1 PiB (1,125,899,906,842,624 bytes), got "2PiB"');
   });
 });
 
@@ -84,6 +84,29 @@ describe("messages", () => {
       'broken.yaml: tasks[0].duration.mean: expected a positive number\nbroken.yaml: tasks[1].dependsOn.on: unknown task prefix "lod" (known: load, total)\n',
     );
     expectUsageError(outcome, "error: broken.yaml: 2 problems in the workload spec (listed above)");
+  });
+});
+
+describe("a size with a space, unquoted", () => {
+  it("says the unit left where the workload goes is a size unit", async () => {
+    const outcome = await run(["run", "--memory-limit", "64", "KiB"]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/^error: unknown workload "KiB" \(built-in: .*; "KiB" is a size unit: quote a size with a space, --memory-limit "64 KiB"\)\n$/);
+    expect((await run(["run", "m"])).stderr).not.toContain("size unit");
+  });
+});
+
+describe("files that do not parse", () => {
+  it("a YAML syntax error is one line ending with where it is, for a spec and for a plan", async () => {
+    const text = "tasks:\n  - prefix: a\n    count: [\n";
+    expectUsageError(
+      await run(["validate", spec("syntax.yaml", text)]),
+      "error: syntax.yaml: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 4, column 1",
+    );
+    expectUsageError(
+      await run(["sweep", spec("plan-syntax.yaml", text), "--out", "out.jsonl"]),
+      "error: plan-syntax.yaml: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 4, column 1",
+    );
   });
 });
 

@@ -131,6 +131,40 @@ export async function reachableCentre(page: Page, selector: string): Promise<{ i
  */
 export async function hoverTip(page: Page, selector: string): Promise<{ text: string; dataTip: string }> {
   const { index, point } = await reachableCentre(page, selector);
+  return hoverAt(page, selector, index, point);
+}
+
+// Runs in the page: like FIRST_REACHABLE_CENTRE, but tries every whole-pixel row of the
+// element (the middle first) and a few pixels either side of its middle column: a thin line
+// (a marker's hit line) partly covered by task marks is reachable where they leave it free.
+const FIRST_REACHABLE_POINT = `(elements) => {
+  for (const [index, element] of elements.entries()) {
+    element.scrollIntoView({ block: "center", inline: "center" });
+    const box = element.getBoundingClientRect();
+    const middle = box.top + box.height / 2;
+    const x = Math.round(box.left + box.width / 2);
+    const rows = [];
+    for (let y = Math.ceil(box.top); y <= Math.floor(box.bottom); y++) rows.push(y);
+    rows.sort((a, b) => Math.abs(a - middle) - Math.abs(b - middle));
+    for (const y of rows) {
+      for (const dx of [0, -1, 1, -2, 2]) {
+        const hit = document.elementFromPoint(x + dx, y);
+        if (hit && element.contains(hit)) return { index, x: x + dx, y };
+      }
+    }
+  }
+  return null;
+}`;
+
+/** Like `hoverTip`, at any point of the element the pointer reaches, not only its centre. */
+export async function hoverTipAnywhere(page: Page, selector: string): Promise<{ text: string; dataTip: string }> {
+  const found = await evaluateOn<{ index: number; x: number; y: number } | null>(page, selector, FIRST_REACHABLE_POINT);
+  if (found === null) throw new Error(`none of the ${await page.locator(selector).count()} elements matching ${selector} is reachable by the pointer`);
+  return hoverAt(page, selector, found.index, { x: found.x, y: found.y });
+}
+
+/** Hovers a point and returns the tooltip's text with the `data-tip` of the selector's element `index`. */
+export async function hoverAt(page: Page, selector: string, index: number, point: ClientPoint): Promise<{ text: string; dataTip: string }> {
   await page.mouse.move(point.x, point.y);
   const tip = page.locator("#tip");
   const text = (await tip.isVisible()) ? await tip.innerText() : "";

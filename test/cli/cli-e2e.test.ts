@@ -239,7 +239,7 @@ describe("spanwork list, validate, --version (end to end)", () => {
 
 describe("bad input (end to end): exit 2, one line, no stack trace", () => {
   it("a size that does not parse", async () => {
-    expectOneLineError(await runs.badSize!, 2, 'error: --memory-limit: cannot parse "2GiX" as a size (examples: 2GiB, 500MB)');
+    expectOneLineError(await runs.badSize!, 2, 'error: --memory-limit: cannot parse "2GiX" as a size (examples: 64 KiB, 1.5GB, 200MB)');
   });
   it("an unknown workload", async () => {
     expectOneLineError(await inProcess(["run", "no-such-workload"]), 2, 'error: unknown workload "no-such-workload" (built-in: map, tree-reduce, shuffle, chain, random-dag, spill-pressure;');

@@ -87,7 +87,7 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
         },
       },
     ],
-    scheduler: { policy: "dask", options: { stealing: true, "stealing-interval": 0.1 }, steals: { requested: 0, confirmed: 0, rejected: 0 } },
+    scheduler: { policy: "dask", options: { stealing: true, "stealing-interval": 0.1 }, steals: { requested: 0, confirmed: 0, rejected: 0, rescheduled: 0, aborted: 0, unanswered: 0 } },
     balance: { tasks: 1, busy: 6.5 / 5.25 },
     metrics: sampleMetrics(),
     taskRecords: sampleTaskRecords(),

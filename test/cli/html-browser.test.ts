@@ -10,8 +10,8 @@ import { realSimulator } from "../../src/cli/simulator-adapter.js";
 import type { SimReport } from "../../src/sim/report.js";
 import { registryNames } from "../../src/util/registry.js";
 import { countCharts, evaluateOn, inspectReport, launchChromium, openReport, screenshot, tooltipOf, widestOnScreen } from "./browser.js";
-import { sampleReport } from "./fixtures.js";
-import { eventfulRun, hoverDetails, linkedZoom } from "./html-interactions.js";
+import { sampleReport, sampleTaskRecords } from "./fixtures.js";
+import { eventfulRun, hoverDetails, linkedZoom, markersOverTasks } from "./html-interactions.js";
 
 // Screenshots land here for people to look at; the folder is git-ignored (they change with
 // every chromium and font update, and would only bloat the history).
@@ -175,6 +175,27 @@ describe("HTML report in a real browser", () => {
     it("zooms every time chart together", async () => {
       await linkedZoom(browser, path, `html-report-eventful-seed${seed}`);
     });
+
+    it("keeps a task under a steal marker hoverable, and the marker where no task is", async () => {
+      await markersOverTasks(browser, path, "steal");
+    });
+  });
+
+  it("keeps small task marks under a steal and a death hoverable, and the markers where no task is", async () => {
+    // A 20 ms task on w1 under a steal (the other thread idle then), and a task on w0 cut short
+    // by its death, ending under the death's line: both under the markers' 9 px hit lines.
+    const report = sampleReport({
+      taskRecords: [
+        ...sampleTaskRecords().filter((record) => record.prefix === "inc"),
+        { key: "tiny-0", prefix: "sum", worker: "sim://w1", thread: 0, start: 1.44, end: 1.46, outcome: "ok" },
+        { key: "sum-0", prefix: "sum", worker: "sim://w0", thread: 0, start: 3, end: 3.5, outcome: "ok" },
+      ],
+      faults: [{ time: 3.5, kind: "worker-death", detail: "sim://w0 died" }],
+    });
+    const path = join(dir, "markers-over-tasks.html");
+    writeFileSync(path, renderHtmlReport({ ...report, steals: [{ time: 1.45, key: "inc-9", victim: "sim://w0", thief: "sim://w1", outcome: "confirmed" }] }, { generator: "spanwork test" }));
+    await markersOverTasks(browser, path, "steal");
+    await markersOverTasks(browser, path, "death");
   });
 
   it("renders faulty-shuffle (a death and failed transfers)", async () => {

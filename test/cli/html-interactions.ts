@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 import { realSimulator } from "../../src/cli/simulator-adapter.js";
 import type { SimReport } from "../../src/sim/report.js";
-import { hoverTip, openReport, plotView, pointAt, screenshot, secondsAt, secondsPerPixel, tooltipOf, widestOnScreen, type ClientPoint } from "./browser.js";
+import { evaluateOn, hoverAt, hoverTip, hoverTipAnywhere, openReport, plotView, pointAt, screenshot, secondsAt, secondsPerPixel, tooltipOf, widestOnScreen, type ClientPoint } from "./browser.js";
 
 const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 const STREAM = 'figure[data-chart="task-stream"]';
@@ -46,8 +46,49 @@ export async function hoverDetails(browser: Browser, report: SimReport, path: st
   expect(cell).toMatch(/^tcp:\/\/\S+ → tcp:\/\/\S+\n[\d.]+ [KMG]iB in [\d.]+ m?s/);
   expect(cell).toMatch(/\d+ transfers?: \d+ (ok|failed|busy)/);
 
-  expect(await tooltipOf(page, `${STREAM} .marker.hit[data-series="death"]`)).toMatch(/died at 10\.0 s/);
+  expect((await hoverTipAnywhere(page, `${STREAM} .marker.hit[data-series="death"]`)).text).toMatch(/died at 10\.0 s/);
   expect(await tooltipOf(page, 'figure[data-chart="memory"] .marker.pause.strip')).toMatch(/paused\n[\d.]+ m?s → [\d.]+ m?s/);
+  expect(consoleErrors).toEqual([]);
+  await page.context().close();
+}
+
+// Runs in the page on the task stream's hit lines: the first point, in whole pixels, inside both
+// a hit line's stroke and a task mark (elementsFromPoint lists everything the pointer could hit
+// there, in front of one another), with the indices of the two.
+const TASK_UNDER_A_MARKER = `(hits) => {
+  const marks = [...document.querySelectorAll('${STREAM} rect.mark')];
+  for (const [hitIndex, hit] of hits.entries()) {
+    hit.scrollIntoView({ block: "center", inline: "center" });
+    const h = hit.getBoundingClientRect();
+    for (const [markIndex, mark] of marks.entries()) {
+      const m = mark.getBoundingClientRect();
+      if (m.right < h.left - 5 || m.left > h.right + 5 || m.bottom < h.top || m.top > h.bottom) continue;
+      const y = Math.round(m.top + m.height / 2);
+      for (let x = Math.ceil(m.left); x <= Math.floor(m.right); x++) {
+        const stack = document.elementsFromPoint(x, y);
+        if (stack.includes(hit) && stack.includes(mark)) return { hitIndex, markIndex, x, y };
+      }
+    }
+  }
+  return null;
+}`;
+
+/**
+ * A task mark under a steal's (or death's) 9 px hit line shows its own tooltip, and that
+ * marker still shows its own where no task covers it. `series`: which markers to look under.
+ */
+export async function markersOverTasks(browser: Browser, path: string, series: "steal" | "death"): Promise<void> {
+  const { page, consoleErrors } = await openReport(browser, path);
+  const hits = `${STREAM} .marker.hit[data-series="${series}"]`;
+  const found = await evaluateOn<{ hitIndex: number; markIndex: number; x: number; y: number } | null>(page, hits, TASK_UNDER_A_MARKER);
+  expect(found, `a task mark under a ${series} marker`).not.toBeNull();
+  const markerTip = (await page.locator(hits).nth(found!.hitIndex).getAttribute("data-tip")) ?? "";
+  const task = await hoverAt(page, `${STREAM} rect.mark`, found!.markIndex, { x: found!.x, y: found!.y });
+  expect(task.text, "the task under the marker shows its own tooltip").toBe(task.dataTip);
+  expect(task.text).not.toBe(markerTip);
+  const marker = await hoverTipAnywhere(page, hits);
+  expect(marker.text, "the marker shows its own where no task is").toBe(marker.dataTip);
+  expect(marker.text).toMatch(series === "steal" ? /^steal of \S+ at [\d.]+ m?s\n\S+ → \S+\noutcome \w+$/ : /died at/);
   expect(consoleErrors).toEqual([]);
   await page.context().close();
 }

@@ -105,7 +105,7 @@ describe("spanwork run", () => {
 
 describe("bad input: exit 2 and one line on stderr", () => {
   it.each([
-    [["run", "map", "--memory-limit", "2GiX"], 'error: --memory-limit: cannot parse "2GiX" as a size (examples: 2GiB, 500MB)'],
+    [["run", "map", "--memory-limit", "2GiX"], 'error: --memory-limit: cannot parse "2GiX" as a size (examples: 64 KiB, 1.5GB, 200MB)'],
     [["run", "map", "--workers", "two"], 'error: --workers: expected a whole number, got "two"'],
     [["run", "map", "--workers", "0"], "error: --workers: must be between 1 and 10000, got 0"],
     [["run", "map", "--size", "0"], "error: --size: must be between 1 and 1000000, got 0"],
@@ -113,7 +113,7 @@ describe("bad input: exit 2 and one line on stderr", () => {
     [["run", "map", "--seed", "-3"], "error: --seed: expected a whole number, got \"-3\""],
     [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min, shared-host)'],
     [["run", "map", "--latency", "soon"], 'error: --latency: cannot parse "soon" as seconds (examples: 0.001, 1.14ms, 300us)'],
-    [["run", "map", "--bandwidth", "0"], 'error: --bandwidth: must be greater than zero, got "0"'],
+    [["run", "map", "--bandwidth", "0"], 'error: --bandwidth: expected a positive size, got "0"'],
     [["run", "map", "--cluster", "no-such-profile.yaml"], "error: --cluster: no-such-profile.yaml: no such file"],
     [["run", "nope"], 'error: unknown workload "nope" (built-in: map, shuffle; or give the path of a JSON/YAML spec file)'],
     [["run", "missing.yaml"], "error: missing.yaml: no such file"],
@@ -154,7 +154,7 @@ describe("bad input: exit 2 and one line on stderr", () => {
   it("prints the stack trace with --debug", async () => {
     const result = await run(["run", "map", "--memory-limit", "2GiX", "--debug"]);
     expect(result.code).toBe(2);
-    expect(result.stderr.split("\n")[0]).toBe('error: --memory-limit: cannot parse "2GiX" as a size (examples: 2GiB, 500MB)');
+    expect(result.stderr.split("\n")[0]).toBe('error: --memory-limit: cannot parse "2GiX" as a size (examples: 64 KiB, 1.5GB, 200MB)');
     expect(result.stderr).toMatch(/\n\s+at /);
   });
 });
@@ -191,17 +191,33 @@ describe("spanwork list and validate", () => {
 describe("--help and --version everywhere", () => {
   const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-  it.each([["--version"], ["-V"], ["run", "--version"], ["list", "--version"], ["validate", "--version"]])("%j prints the version", async (...argv) => {
+  it.each([["--version"], ["-V"], ["run", "--version"], ["list", "--version"], ["validate", "--version"], ["sweep", "--version"], ["sweep", "merge", "--version"], ["compare", "-V"]])("%j prints the version", async (...argv) => {
     const result = await run(argv);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${version}\n`);
   });
 
-  it.each([["--help"], [], ["run", "--help"], ["list", "-h"], ["validate", "--help"], ["help", "run"]])("%j prints help", async (...argv) => {
+  it.each([["--help"], [], ["run", "--help"], ["list", "-h"], ["validate", "--help"], ["help", "run"], ["sweep", "--help"], ["sweep", "merge", "--help"], ["compare", "--help"], ["help", "sweep"]])("%j prints help", async (...argv) => {
     const result = await run(argv);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: spanwork/);
     expect(result.stderr).toBe("");
+  });
+
+  it("help of a command there is not is one line, exit 2", async () => {
+    const result = await run(["help", "nosuch"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: help: unknown command 'nosuch' (commands: run, list, validate, sweep, compare)\n");
+    expect(result.stdout).toBe("");
+  });
+
+  it("gives the defaults of the run options a new user asks about first", async () => {
+    const { stdout } = await run(["run", "--help"]);
+    const text = stdout.replace(/\s+/g, " ");
+    expect(text).toContain("number of workers (default: the profile's, else the spec's, else 4)");
+    expect(text).toContain("threads per worker (default: the profile's, else the spec's, else 2)");
+    expect(text).toContain("random seed (same seed, same run; default 1)");
+    expect(text).toContain("(default: the profile's, else the spec's, else max-min;");
   });
 
   it("documents every run option", async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CliUsageError } from "../../src/cli/errors.js";
-import { parseNetworkModel, parseWholeNumber } from "../../src/cli/parse-options.js";
+import { parseBandwidth, parseNetworkModel, parseWholeNumber } from "../../src/cli/parse-options.js";
 import { parseMemoryLimit, parseSize } from "../../src/cli/parse-size.js";
+import { SpecError, validateSpec } from "../../src/sim/index.js";
 
 describe("parseSize", () => {
   it.each([
@@ -21,17 +22,28 @@ describe("parseSize", () => {
     expect(parseSize(text, "--memory-limit")).toBe(bytes);
   });
 
-  it("rounds fractions of a byte down", () => {
+  it("rounds fractions of a byte to the nearest", () => {
     expect(parseSize("1.1KiB", "--x")).toBe(1126);
+    expect(parseSize("1.15 MB", "--x")).toBe(1_150_000);
+    expect(parseSize("0.6", "--x")).toBe(1);
   });
 
-  it.each(["2GiX", "", "GiB", "-1MB", "1e9", "0x10", "1,5GB", "2 G i B", "1..5MB", "12 bytes"])("rejects %j naming the option and giving examples", (text) => {
+  it("reads an exponent, as a spec does", () => {
+    expect(parseSize("1e9", "--x")).toBe(1e9);
+    expect(parseSize("2.5e3 KiB", "--x")).toBe(2_560_000);
+  });
+
+  it.each(["2GiX", "", "GiB", "0x10", "1,5GB", "2 G i B", "1..5MB", "12 bytes", "1e", "--1MB"])("rejects %j naming the option and giving examples", (text) => {
     expect(() => parseSize(text, "--memory-limit")).toThrow(CliUsageError);
-    expect(() => parseSize(text, "--memory-limit")).toThrow(`--memory-limit: cannot parse "${text}" as a size (examples: 2GiB, 500MB)`);
+    expect(() => parseSize(text, "--memory-limit")).toThrow(`--memory-limit: cannot parse "${text}" as a size (examples: 64 KiB, 1.5GB, 200MB)`);
   });
 
-  it("rejects sizes beyond exact integers", () => {
-    expect(() => parseSize("9000PiB", "--memory-limit")).toThrow('--memory-limit: "9000PiB" is too large a size');
+  it("rejects a negative size as negative", () => {
+    expect(() => parseSize("-1MB", "--x")).toThrow('--x: expected a size ≥ 0, got "-1MB"');
+  });
+
+  it("rejects sizes beyond the limit on bytes", () => {
+    expect(() => parseSize("9000PiB", "--memory-limit")).toThrow('--memory-limit: expected at most 1 PiB (1,125,899,906,842,624 bytes), got "9000PiB"');
   });
 });
 
@@ -40,11 +52,50 @@ describe("parseMemoryLimit", () => {
     expect(parseMemoryLimit("none")).toBeNull();
     expect(parseMemoryLimit("NONE")).toBeNull();
   });
-  it("rejects zero with a hint", () => {
-    expect(() => parseMemoryLimit("0")).toThrow('--memory-limit: must be greater than zero, got "0" (use "none" for no limit)');
+  it("rejects zero and negative sizes with a hint", () => {
+    expect(() => parseMemoryLimit("0")).toThrow('--memory-limit: expected a positive size, got "0" (use "none" for no limit)');
+    expect(() => parseMemoryLimit("-2 GiB")).toThrow('--memory-limit: expected a positive size, got "-2 GiB" (use "none" for no limit)');
   });
   it("passes sizes through", () => {
     expect(parseMemoryLimit("1MiB")).toBe(2 ** 20);
+  });
+});
+
+// The command line and a spec read sizes with one reader: the same values, the same words.
+describe("sizes on the command line and in a spec", () => {
+  const specProblem = (field: "memoryLimit" | "bandwidth", text: string): string => {
+    try {
+      validateSpec({ tasks: [{ prefix: "a" }], cluster: { [field]: text } });
+    } catch (error) {
+      if (error instanceof SpecError) return error.message;
+      throw error;
+    }
+    return "";
+  };
+  const specValue = (field: "memoryLimit" | "bandwidth", text: string) => validateSpec({ tasks: [{ prefix: "a" }], cluster: { [field]: text } }).cluster?.[field];
+
+  it.each([
+    ["12XB", 'cannot parse "12XB" as a size (examples: 64 KiB, 1.5GB, 200MB)'],
+    ["1e300", 'expected at most 1 PiB (1,125,899,906,842,624 bytes), got "1e300"'],
+    ["-1 MB", 'expected a positive size, got "-1 MB"'],
+    ["0 B", 'expected a positive size, got "0 B"'],
+  ])("rejects %j in the same words", (text, problem) => {
+    expect(specProblem("memoryLimit", text)).toBe(`cluster.memoryLimit: ${problem}`);
+    expect(specProblem("bandwidth", text)).toBe(`cluster.bandwidth: ${problem}`);
+    expect(() => parseBandwidth(text)).toThrow(new CliUsageError(`--bandwidth: ${problem}`));
+    const hint = problem.startsWith("expected a positive size") ? ' (use "none" for no limit)' : "";
+    expect(() => parseMemoryLimit(text)).toThrow(new CliUsageError(`--memory-limit: ${problem}${hint}`));
+  });
+
+  it.each([
+    [" 10 MiB ", 10 * 2 ** 20],
+    ["10MB", 10e6],
+    ["0.5 GB", 500e6],
+  ])("reads %j as %d bytes", (text, bytes) => {
+    expect(specValue("memoryLimit", text)).toBe(bytes);
+    expect(specValue("bandwidth", text)).toBe(bytes);
+    expect(parseMemoryLimit(text)).toBe(bytes);
+    expect(parseBandwidth(text)).toBe(bytes);
   });
 });
 

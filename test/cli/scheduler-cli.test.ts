@@ -54,6 +54,10 @@ describe("spanwork list schedulers", () => {
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^dask +dask 2022\.12\.1: .*\(default\)$/);
     expect(lines).toContainEqual(expect.stringMatching(/^ +stealing=true +work stealing/));
+    // dask's options: their descriptions start in one column
+    const options = lines.filter((line) => /^ +(stealing|stealing-interval|worker-saturation)=/.test(line));
+    expect(options).toHaveLength(3);
+    expect(new Set(options.map((line) => /^ +\S+ +/.exec(line)![0].length)).size).toBe(1);
     for (const name of ["locality", "random", "round-robin", "blevel"]) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${name} +\\w`)));
     expect(lines.at(-1)).toMatch(/or a path to a \.ts\/\.js\/\.mjs module/);
   });

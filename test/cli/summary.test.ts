@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStyle, stripAnsi } from "../../src/cli/format/color.js";
 import { formatSummary } from "../../src/cli/summary.js";
+import type { SimReport } from "../../src/sim/report.js";
 import { sampleReport } from "./fixtures.js";
 
 describe("formatSummary", () => {
@@ -14,6 +15,19 @@ describe("formatSummary", () => {
     expect(text).toContain("transfers   48.0 MiB in 6 transfers");
     expect(text).toContain("spill       64.0 MiB written (16 writes), 16.0 MiB read back (4 reads)");
     expect(text).toContain("faults      none");
+  });
+
+  it("names every steal outcome that occurred, so the counts add up to the requests", () => {
+    const line = (steals: SimReport["scheduler"]["steals"]) =>
+      formatSummary(sampleReport({ scheduler: { ...sampleReport().scheduler, steals } })).split("\n").find((l) => l.startsWith("  scheduler"));
+    expect(line({ requested: 0, confirmed: 0, rejected: 0, rescheduled: 0, aborted: 0, unanswered: 0 })).toBe(
+      "  scheduler   dask (stealing=true, stealing-interval=0.1) · no steals",
+    );
+    expect(line({ requested: 17, confirmed: 8, rejected: 6, rescheduled: 1, aborted: 1, unanswered: 1 })).toBe(
+      "  scheduler   dask (stealing=true, stealing-interval=0.1) · 17 steals requested: 8 confirmed, 6 rejected, 1 rescheduled, 1 aborted, 1 unanswered",
+    );
+    // zero counts are left out
+    expect(line({ requested: 9, confirmed: 0, rejected: 8, rescheduled: 0, aborted: 1, unanswered: 0 })).toMatch(/· 9 steals requested: 8 rejected, 1 aborted$/);
   });
 
   it("states completion", () => {

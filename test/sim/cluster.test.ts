@@ -98,7 +98,7 @@ describe("cluster validation", () => {
         'cluster.overheads: Unrecognized key: "typo"',
         "cluster.memory.spill: expected a fraction in (0, 1] or false",
         'cluster.memory.unmanaged: cannot parse "lots" as a size (examples: 64 KiB, 1.5GB, 200MB)',
-        "cluster.disk.bandwidth: expected a positive number",
+        "cluster.disk.bandwidth: expected a positive size, got 0",
         "cluster.network: expected instant, latency-bandwidth, max-min or shared-host",
       ]),
     );

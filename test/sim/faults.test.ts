@@ -27,6 +27,15 @@ describe("faults end with nothing lost", () => {
     expect(report.taskRecords.filter((r) => r.worker === workerAddress(1) && r.start > 2)).toEqual([]);
   });
 
+  it("a worker that dies holding data is no holder when its tasks' dependents are placed again", async () => {
+    // The dead worker's replicas were dropped one at a time, each lost one recomputed at once:
+    // dask's placement then chose the dead worker, still holding the next replica, and the run
+    // failed ("returned worker 1 …, which is closed").
+    const { report } = await simulate("shuffle", { size: 200, workers: 3, seed: 13, faults: [{ kind: "worker-death", worker: 1, at: 1.2 }], maxTaskRecords: 1e6 });
+    expect(report.complete).toBe(true);
+    expect(report.tasks.lost).toBe(0);
+  });
+
   it("transfers failing: the peer is treated as dead, the scheduler tells where the data is", async () => {
     const report = await run([{ kind: "transfer-failure", probability: 0.3 }]);
     expectNothingLost(report);

@@ -299,7 +299,9 @@ describe("dask work stealing: the transaction", () => {
     expect(outcomes.at(-1)).toBe("confirmed");
     expect(h.scheduler.workerOf(steals.events[0]!.task)).toBe(0); // placed again (on its pin, w0)
     expect(h.scheduler.workerOf(h.id("0-1"))).toBe(1); // 0-0 holds w0's thread: 0-1 is the one that moves
-    expect(steals.counts).toEqual({ requested: outcomes.length, confirmed: 1, rejected: outcomes.filter((o) => o === "rejected").length });
+    const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
+    expect(steals.counts).toEqual({ requested: outcomes.length, confirmed: 1, rejected: count("rejected"), rescheduled: 1, aborted: count("aborted") });
+    expect(steals.unanswered).toBe(0);
   });
 
   it("balance never runs while nothing is processing (the clock can go idle)", () => {

@@ -80,13 +80,13 @@ describe("limits, one table for the spec, the options and the graph", () => {
   });
 
   it("rejects absurd sizes", () => {
-    expect(problems({ tasks: [{ prefix: "a", outputSize: 1e300 }] })).toEqual(["tasks[0].outputSize: expected at most 1 PiB (1,125,899,906,842,624 bytes)"]);
+    expect(problems({ tasks: [{ prefix: "a", outputSize: 1e300 }] })).toEqual(["tasks[0].outputSize: expected at most 1 PiB (1,125,899,906,842,624 bytes), got 1e+300"]);
     expect(problems({ tasks: [{ prefix: "a", outputSize: { dist: "normal", mean: "2 TiB", std: 1e20 } }] })).toEqual([
-      "tasks[0].outputSize.std: expected at most 1 PiB (1,125,899,906,842,624 bytes)",
+      "tasks[0].outputSize.std: expected at most 1 PiB (1,125,899,906,842,624 bytes), got 100000000000000000000",
     ]);
     expect(problems({ tasks: [{ prefix: "a" }], cluster: { memoryLimit: 1e18, bandwidth: "2000 TB" } })).toEqual([
-      "cluster.memoryLimit: expected at most 1 PiB (1,125,899,906,842,624 bytes)",
-      "cluster.bandwidth: expected at most 1 PiB (1,125,899,906,842,624 bytes)",
+      "cluster.memoryLimit: expected at most 1 PiB (1,125,899,906,842,624 bytes), got 1000000000000000000",
+      'cluster.bandwidth: expected at most 1 PiB (1,125,899,906,842,624 bytes), got "2000 TB"',
     ]);
   });
 

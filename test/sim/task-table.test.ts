@@ -67,7 +67,7 @@ describe("per-task table specs", () => {
       }),
     ).toEqual([
       "taskTable[0].duration: expected seconds ≥ 0",
-      'taskTable[1].outputSize: expected a number of bytes ≥ 0 or a size such as "64 KiB"',
+      'taskTable[1].outputSize: cannot parse "lots" as a size (examples: 64 KiB, 1.5GB, 200MB)',
       "taskTable[2].key: expected a non-empty task key",
       "taskTable[3].dependencies: expected a list of task keys",
       'taskTable[4]: Unrecognized key: "typo"',

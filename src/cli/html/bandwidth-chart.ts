@@ -85,7 +85,8 @@ export const bandwidthChart: ChartEntry = {
         layer.behind +
         areaPath(inRates, x, yIn, binWidth, { class: "mark area", "data-series": "received", "data-tip": `${worker}\nreceived, peak ${rate(max(inRates))}`, fill: RECEIVED_COLOUR, stroke: RECEIVED_COLOUR }) +
         areaPath(outRates, x, yOut, binWidth, { class: "mark area", "data-series": "sent", "data-tip": `${worker}\nsent, peak ${rate(max(outRates))}`, fill: SENT_COLOUR, stroke: SENT_COLOUR }) +
-        layer.front;
+        layer.front +
+        layer.hits;
       const axis = element("line", { class: "baseline", x1: frame.left, x2: frame.left + frame.width, y1: frame.top + half, y2: frame.top + half });
       return panelSvg({ title: worker, label: `bandwidth of ${worker}`, died: markers.deaths.some((death) => death.worker === worker), yTicks, frame, marks, overlay: axis });
     });

@@ -7,6 +7,9 @@ import { atLeastPixels } from "./timeline.js";
 // Draws the markers of `timelineMarkers` into a time plot (plot-local coordinates, see
 // timeline.ts): pause intervals as amber bands and the time after a death as a grey band behind
 // the data, the death itself as a red line and steals as purple ticks (on the thief) in front of it.
+// The lines are too thin to point at: each has a wide invisible hit line carrying its tooltip,
+// kept apart (`hits`) so that a plot of small marks (the task stream) can put them behind its
+// marks — a task under a marker keeps its own tooltip, the marker answers where no task is.
 
 export const MARKER_COLOURS = { pause: "#eab308", death: "#b91c1c", steal: "#7c3aed" } as const;
 /** Height of the pause strip along the top of a panel. */
@@ -23,8 +26,10 @@ export interface Band {
 export interface MarkerLayer {
   /** Drawn before the data (bands). */
   behind: string;
-  /** Drawn after the data (lines and ticks). */
+  /** Drawn after the data (lines and ticks; the pointer passes through them). */
   front: string;
+  /** The invisible hit lines of the deaths and steals, 9 px wide, with their tooltips. */
+  hits: string;
   /** How many of each were drawn. */
   drawn: { deaths: number; pauses: number; steals: number };
   /** Steals not drawn because of MAX_STEAL_MARKS. */
@@ -39,6 +44,7 @@ export interface MarkerLayer {
 export function markerLayer(markers: TimelineMarkers, bandOf: (worker: string) => Band | undefined, x: (seconds: number) => number, end: number, panel = false): MarkerLayer {
   const behind: string[] = [];
   const front: string[] = [];
+  const hits: string[] = [];
   const drawn = { deaths: 0, pauses: 0, steals: 0 };
   for (const pause of markers.pauses) {
     const band = bandOf(pause.worker);
@@ -57,8 +63,7 @@ export function markerLayer(markers: TimelineMarkers, bandOf: (worker: string) =
     behind.push(element("rect", { class: "marker dead", "data-series": "death", "data-tip": tip, x: x(death.time), y: band.top, width: Math.max(0, x(end) - x(death.time)), height: band.height }));
     const line = { x1: x(death.time), x2: x(death.time), y1: band.top, y2: band.top + band.height };
     front.push(element("line", { class: "marker death", "data-series": "death", ...line }));
-    // A wide invisible line over the thin one, so the pointer finds it.
-    front.push(element("line", { class: "marker hit", "data-series": "death", "data-tip": tip, ...line }));
+    hits.push(element("line", { class: "marker hit", "data-series": "death", "data-tip": tip, ...line }));
     drawn.deaths += 1;
   }
   let stealsOmitted = 0;
@@ -72,10 +77,10 @@ export function markerLayer(markers: TimelineMarkers, bandOf: (worker: string) =
     const line = { x1: x(steal.time), x2: x(steal.time), y1: band.top, y2: band.top + band.height };
     const tip = `steal of ${steal.key} at ${formatSeconds(steal.time)}\n${steal.victim} → ${steal.thief}\noutcome ${steal.outcome}`;
     front.push(element("line", { class: "marker steal", "data-series": "steal", ...line }));
-    front.push(element("line", { class: "marker hit", "data-series": "steal", "data-tip": tip, ...line }));
+    hits.push(element("line", { class: "marker hit", "data-series": "steal", "data-tip": tip, ...line }));
     drawn.steals += 1;
   }
-  return { behind: behind.join(""), front: front.join(""), drawn, stealsOmitted };
+  return { behind: behind.join(""), front: front.join(""), hits: hits.join(""), drawn, stealsOmitted };
 }
 
 /** Legend entries for the kinds of marker the report has. */

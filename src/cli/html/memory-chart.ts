@@ -105,7 +105,8 @@ export const memoryChart: ChartEntry = {
             d: spilledLine,
             stroke: SPILLED_COLOUR,
           }) +
-          layer.front;
+          layer.front +
+          layer.hits;
         const overlay =
           report.memoryLimit === null
             ? ""

@@ -59,6 +59,7 @@ svg .marker.dead { fill: #6b7280; fill-opacity: .16; }
 svg .marker.death { stroke: #b91c1c; stroke-width: 2; }
 svg .marker.steal { stroke: #7c3aed; stroke-width: 1.5; stroke-dasharray: 3 2; }
 svg .marker.hit { stroke: transparent; stroke-width: 9; pointer-events: stroke; }
+svg .marker.death, svg .marker.steal { pointer-events: none; }
 svg .label.dead, svg .panel-title.dead { fill: #b91c1c; }
 svg .baseline { stroke: #9ca3af; stroke-width: 1; }
 svg .brush { fill: #2563eb; fill-opacity: .12; stroke: #2563eb; stroke-width: 1; pointer-events: none; }

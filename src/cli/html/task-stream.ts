@@ -112,7 +112,7 @@ export const taskStream: ChartEntry = {
       "svg",
       { class: "timeline", viewBox: `0 0 ${CHART_WIDTH} ${height}`, width: CHART_WIDTH, height, role: "img", "aria-label": title },
       workerLabels(rows, laneHeight, PLOT_LEFT + plotWidth, markers.deaths.map((death) => death.worker)) +
-        timeFrame(frame, extraSlots.join("") + layer.behind + rects.join("") + layer.front, 8, "task runs"),
+        timeFrame(frame, extraSlots.join("") + layer.behind + layer.hits + rects.join("") + layer.front, 8, "task runs"),
     );
     const notes: string[] = [];
     if (merged.length > 0) {

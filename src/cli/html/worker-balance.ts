@@ -1,4 +1,5 @@
 import { formatCount, formatSeconds } from "../format/units.js";
+import { stealOutcomes } from "../steal-outcomes.js";
 import { CHART_WIDTH, type ChartEntry } from "./chart.js";
 import { escapeHtml, truncate } from "./escape.js";
 import { emptyChart } from "./stacked-bars.js";
@@ -26,7 +27,7 @@ export const workerBalance: ChartEntry = {
     const { policy, steals } = report.scheduler;
     const description =
       `Tasks executed and thread-seconds busy per worker under the ${policy} policy` +
-      ` (${formatCount(steals.confirmed)} of ${formatCount(steals.requested)} steal requests confirmed).` +
+      (steals.requested === 0 ? " (no steal requests)." : ` (${formatCount(steals.requested)} steal ${steals.requested === 1 ? "request" : "requests"}: ${stealOutcomes(steals)}).`) +
       ` Balance, max / mean: tasks ${report.balance.tasks.toFixed(2)}, busy time ${report.balance.busy.toFixed(2)}; the dashed lines are the means.`;
     const legend = [
       { series: "tasks", label: "tasks executed", colour: TASKS_COLOUR },

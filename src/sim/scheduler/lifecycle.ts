@@ -204,10 +204,11 @@ export abstract class Lifecycle {
       this.status[id] = TaskStatus.Waiting;
       this.deaths[id]!++;
     }
-    for (const id of [...ws.hasWhat]) {
-      this.state.dropReplica(id, worker);
-      if (this.status[id] === TaskStatus.Memory && this.state.whoHas(id).length === 0) this.lost(id);
-    }
+    // Every replica goes before any recompute, as in dask's remove_worker: a task placed again
+    // meanwhile must not count the dead worker among its dependencies' holders.
+    const held = [...ws.hasWhat];
+    for (const id of held) this.state.dropReplica(id, worker);
+    for (const id of held) if (this.status[id] === TaskStatus.Memory && this.state.whoHas(id).length === 0) this.lost(id);
     for (const id of processing) {
       if (this.status[id] !== TaskStatus.Waiting) continue; // already placed again by a recompute
       if (this.deaths[id]! > this.allowedFailures) {

@@ -12,10 +12,13 @@ export interface StealEvent {
   outcome: StealOutcome;
 }
 
+/** Requests made, and how each ended: requested = the four outcomes + those still unanswered. */
 export interface StealCounts {
   requested: number;
   confirmed: number;
   rejected: number;
+  rescheduled: number;
+  aborted: number;
 }
 
 interface InFlight {
@@ -40,11 +43,16 @@ export function stealVerdict(state: string | null, thiefAlive: boolean): "confir
 export class StealLedger {
   private readonly inFlight = new Map<number, InFlight>();
   private counter = 0;
-  readonly counts: StealCounts = { requested: 0, confirmed: 0, rejected: 0 };
+  readonly counts: StealCounts = { requested: 0, confirmed: 0, rejected: 0, rescheduled: 0, aborted: 0 };
   readonly events: StealEvent[] = [];
   dropped = 0;
 
   constructor(private readonly maxEvents: number) {}
+
+  /** Requests still waiting for their answer (at the end of a run: never answered). */
+  get unanswered(): number {
+    return this.inFlight.size;
+  }
 
   has(task: number): boolean {
     return this.inFlight.has(task);
@@ -75,8 +83,7 @@ export class StealLedger {
   }
 
   record(time: number, task: number, victim: number, thief: number, outcome: StealOutcome): void {
-    if (outcome === "confirmed") this.counts.confirmed++;
-    else if (outcome === "rejected") this.counts.rejected++;
+    this.counts[outcome]++;
     if (this.events.length >= this.maxEvents) {
       this.dropped++;
       return;
