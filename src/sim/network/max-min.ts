@@ -1,5 +1,7 @@
-// Fidelity 2: every worker has a send and a receive capacity; concurrent transfers share
-// them max-min fairly (progressive filling / water-filling, Estee's most faithful model).
+// Fidelity 2: every worker has a send and a receive capacity, and an event loop that carries
+// its sends and receives together (dask runs a worker's comms on its one loop thread);
+// concurrent transfers share them max-min fairly (progressive filling / water-filling,
+// Estee's most faithful model).
 // Rates are recomputed only when the set of flows changes; one timer, set for the earliest
 // completion, is moved whenever the rates change.
 import type { TimerHandle } from "../../worker/clock.js";
@@ -110,9 +112,9 @@ interface Flow {
 export class MaxMinNetwork implements SimNetwork {
   readonly kind: NetworkKind;
   private readonly endpointIndex = new Map<string, number>();
-  /** Resources: every endpoint's send and receive capacity, then (shared hosts) every host's. */
+  /** Resources: every endpoint's send, receive and (with a loop bandwidth) loop capacity, then (shared hosts) every host's. */
   private readonly capacity: number[] = [];
-  /** Per endpoint: its send resource (receive is the next one) and its host resource (-1 when hosts do not share). */
+  /** Per endpoint: its send resource (receive is the next one, its loop the one after) and its host resource (-1 when hosts do not share). */
   private readonly sendResource: number[] = [];
   private readonly hostResource: number[] = [];
   private readonly hostResources = new Map<number, number>();
@@ -127,6 +129,8 @@ export class MaxMinNetwork implements SimNetwork {
   /** Default capacity of each host, from the largest bandwidth of its workers (shared hosts only). */
   private readonly hostCapacity = new Map<number, number>();
   private nextOwnHost = -1;
+  /** Capacity of every worker's event loop (its sends and receives together); null = none. */
+  private readonly loop: number | null;
 
   /** `sharedHosts`: every host's sends and receives also draw on one capacity of the host (the shared-host model). */
   constructor(
@@ -137,6 +141,7 @@ export class MaxMinNetwork implements SimNetwork {
     this.kind = sharedHosts ? "shared-host" : "max-min";
     this.send = parameters.sendCapacity ?? parameters.bandwidth;
     this.receive = parameters.receiveCapacity ?? parameters.bandwidth;
+    this.loop = parameters.loopBandwidth ?? null;
     if (sharedHosts) {
       for (const endpoint of parameters.endpoints?.values() ?? []) {
         const largest = Math.max(endpoint.send, endpoint.receive);
@@ -206,6 +211,7 @@ export class MaxMinNetwork implements SimNetwork {
     const own = this.parameters.endpoints?.get(address);
     this.sendResource.push(this.capacity.length);
     this.capacity.push(own?.send ?? this.send, own?.receive ?? this.receive);
+    if (this.loop !== null) this.capacity.push(this.loop);
     if (!this.sharedHosts) {
       this.hostResource.push(-1);
       return index;
@@ -265,12 +271,18 @@ export class MaxMinNetwork implements SimNetwork {
     const flows = this.flows;
     if (flows.length === 0) return;
     const start = new Int32Array(flows.length + 1);
-    const resources = new Int32Array(4 * flows.length);
+    const resources = new Int32Array(6 * flows.length);
+    const loops = this.loop !== null;
     let used = 0;
     for (let f = 0; f < flows.length; f++) {
       const flow = flows[f]!;
       resources[used++] = this.sendResource[flow.src]!;
       resources[used++] = this.sendResource[flow.dst]! + 1;
+      // The bytes pass through the sender's loop (its writes) and the receiver's (its reads).
+      if (loops) {
+        resources[used++] = this.sendResource[flow.src]! + 2;
+        resources[used++] = this.sendResource[flow.dst]! + 2;
+      }
       const fromHost = this.hostResource[flow.src]!;
       const toHost = this.hostResource[flow.dst]!;
       if (fromHost >= 0) resources[used++] = fromHost;

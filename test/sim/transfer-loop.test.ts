@@ -1,0 +1,126 @@
+// A transfer passes through the event loops of both its workers (docs/sim.md, "Network"),
+// each case computed by hand: the loop's byte capacity that a worker's sends and receives
+// share (loopBandwidth).
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_LOOP_BANDWIDTH,
+  GraphBuilder,
+  NO_OVERHEADS,
+  resolveCluster,
+  simulate,
+  SpecError,
+  validateSpec,
+  type Workload,
+} from "../../src/sim/index.js";
+import { createNetwork, MaxMinNetwork } from "../../src/sim/network/index.js";
+import { VirtualClock } from "../../src/worker/index.js";
+
+function transfer(from: string, to: string, bytes: number) {
+  return { from, to, bytes, keys: 1, signal: new AbortController().signal };
+}
+
+describe("the loop's byte capacity (max-min, shared-host)", () => {
+  it("bounds one transfer alone: 60 bytes through loops of 60/s take 1 s on a 100/s network", async () => {
+    const clock = new VirtualClock();
+    const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth: 60 });
+    let end = -1;
+    void network.transfer(transfer("A", "B", 60)).then(() => (end = clock.now()));
+    await clock.run();
+    expect(end).toBeCloseTo(1, 12);
+  });
+
+  it("is shared by a worker's sends and receives: two opposite transfers run at half of it each", async () => {
+    for (const loopBandwidth of [100, null]) {
+      const clock = new VirtualClock();
+      const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth });
+      const ends: number[] = [];
+      void network.transfer(transfer("A", "B", 100)).then(() => ends.push(clock.now()));
+      void network.transfer(transfer("B", "A", 100)).then(() => ends.push(clock.now()));
+      await clock.run();
+      // each loop carries one send and one receive: 50/s each; without loops, full duplex at 100/s
+      expect(ends).toEqual(loopBandwidth === null ? [1, 1] : [2, 2]);
+    }
+  });
+
+  it("binds at the worker that carries most: A sends to B and receives from C through one loop", async () => {
+    const clock = new VirtualClock();
+    const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth: 120 });
+    const ends: Record<string, number> = {};
+    void network.transfer(transfer("A", "B", 60)).then(() => (ends.ab = clock.now()));
+    void network.transfer(transfer("C", "A", 30)).then(() => (ends.ca = clock.now()));
+    let rates: number[] = [];
+    clock.setTimer(0.1, () => (rates = network.currentRates().map((f) => f.rate)));
+    await clock.run();
+    // A's loop (120/s) is the bottleneck: 60/s each; C→A's 30 bytes end at 0.5 s, then A→B gets
+    // the smaller of its send (100/s) and A's loop (120/s) for its last 30 bytes: 0.3 s more
+    expect(rates).toEqual([60, 60]);
+    expect(ends.ca).toBeCloseTo(0.5, 12);
+    expect(ends.ab).toBeCloseTo(0.8, 12);
+  });
+
+  it("shared-host: the host's capacity and the loops, whichever binds", async () => {
+    const endpoints = new Map([
+      ["A", { send: 100, receive: 100, host: 0 }],
+      ["B", { send: 100, receive: 100, host: 1 }],
+    ]);
+    for (const [loopBandwidth, seconds] of [
+      [150, 2 / 1.5],
+      [400, 1],
+    ] as const) {
+      const clock = new VirtualClock();
+      const network = createNetwork("shared-host", clock, { latency: 0, bandwidth: 100, hostBandwidth: 200, endpoints, loopBandwidth });
+      const ends: number[] = [];
+      void network.transfer(transfer("A", "B", 100)).then(() => ends.push(clock.now()));
+      void network.transfer(transfer("B", "A", 100)).then(() => ends.push(clock.now()));
+      await clock.run();
+      // loops of 150/s: 75/s each; loops of 400/s: the hosts' 200/s and the workers' 100/s allow 100/s each
+      for (const end of ends) expect(end).toBeCloseTo(seconds, 12);
+    }
+  });
+});
+
+describe("loopBandwidth in the cluster", () => {
+  const address = (worker: number) => `w${worker}`;
+
+  it("defaults to dask's measured loop, and false turns it off; a higher layer wins", () => {
+    expect(resolveCluster({}, undefined, {}, address).loopBandwidth).toBe(DEFAULT_LOOP_BANDWIDTH);
+    expect(resolveCluster({ loopBandwidth: false }, undefined, {}, address).loopBandwidth).toBeNull();
+    expect(resolveCluster({ loopBandwidth: false }, { loopBandwidth: 5e8 }, {}, address).loopBandwidth).toBe(5e8);
+    expect(validateSpec({ tasks: [{ prefix: "a" }], cluster: { loopBandwidth: "500 MB" } }).cluster?.loopBandwidth).toBe(5e8);
+  });
+
+  it("names a bad value with its path", () => {
+    let issues: readonly string[] = [];
+    try {
+      validateSpec({ tasks: [{ prefix: "a" }], cluster: { loopBandwidth: -1 } });
+    } catch (error) {
+      issues = (error as SpecError).issues;
+    }
+    expect(issues).toEqual(["cluster.loopBandwidth: expected a positive number"]);
+  });
+
+  it("in a run: two joins fetch in opposite directions at once and share both loops (hand-computed makespan)", async () => {
+    // x-0 and x-1 (100 MB each) end at 1 s, one per worker; j-0 and j-1 each need both, one
+    // per worker (the second goes where the first is not, its occupancy being lower), so
+    // at 1 s 100 MB move each way: on a 1 GB/s network 0.1 s, through loops of 1 GB/s 0.2 s.
+    const builder = new GraphBuilder();
+    const x0 = builder.addTask({ key: "x-0", prefix: "x", duration: 1, nbytes: 100e6 });
+    const x1 = builder.addTask({ key: "x-1", prefix: "x", duration: 1, nbytes: 100e6 });
+    for (let j = 0; j < 2; j++) {
+      const id = builder.addTask({ key: `j-${j}`, prefix: "j", duration: 1, nbytes: 1 });
+      builder.addDependency(id, x0);
+      builder.addDependency(id, x1);
+    }
+    const workload: Workload = { name: "cross", description: "", graph: builder.build("cross"), faults: [], cluster: {} };
+    const run = async (loopBandwidth: number | false) =>
+      (await simulate(workload, { workers: 2, threads: 1, network: "max-min", latency: 0, bandwidth: 1e9, cluster: { overheads: NO_OVERHEADS, loopBandwidth } })).report;
+    const shared = await run(1e9);
+    expect(shared.transfer.count).toBe(2);
+    expect(new Set(shared.transfers.map((t) => t.to)).size).toBe(2);
+    expect(shared.makespan).toBeCloseTo(2.2, 9);
+    expect(shared.cluster.network.loopBandwidth).toBe(1e9);
+    const duplex = await run(false);
+    expect(duplex.makespan).toBeCloseTo(2.1, 9);
+    expect(duplex.cluster.network.loopBandwidth).toBeNull();
+  });
+});
