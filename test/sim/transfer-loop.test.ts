@@ -1,19 +1,24 @@
 // A transfer passes through the event loops of both its workers (docs/sim.md, "Network"),
 // each case computed by hand: the loop's byte capacity that a worker's sends and receives
-// share (loopBandwidth).
+// share (loopBandwidth), and the waits for a busy loop before a gather's request goes out and
+// before the sender's get_data handler runs.
 import { describe, expect, it } from "vitest";
+import { ComputeTaskEvent } from "../../src/state/index.js";
 import {
   DEFAULT_LOOP_BANDWIDTH,
   GraphBuilder,
   NO_OVERHEADS,
   resolveCluster,
+  SerialLoop,
   simulate,
+  SimulatedExecutor,
   SpecError,
   validateSpec,
   type Workload,
 } from "../../src/sim/index.js";
 import { createNetwork, MaxMinNetwork } from "../../src/sim/network/index.js";
-import { VirtualClock } from "../../src/worker/index.js";
+import { InProcessTransport, LatencyBandwidthNetwork, VirtualClock, Worker } from "../../src/worker/index.js";
+import { MemoryStore, total } from "../worker/helpers.js";
 
 function transfer(from: string, to: string, bytes: number) {
   return { from, to, bytes, keys: 1, signal: new AbortController().signal };
@@ -122,5 +127,69 @@ describe("loopBandwidth in the cluster", () => {
     const duplex = await run(false);
     expect(duplex.makespan).toBeCloseTo(2.1, 9);
     expect(duplex.cluster.network.loopBandwidth).toBeNull();
+  });
+});
+
+describe("a transfer waits for busy loops", () => {
+  const A = "127.0.0.1:1";
+  const B = "127.0.0.1:2";
+
+  /** Two workers over a 10 ms, 1 MB/s wire, each with its own loop (no cost per done event). */
+  function pair() {
+    const clock = new VirtualClock();
+    const transport = new InProcessTransport({ network: new LatencyBandwidthNetwork({ clock, latency: 0.01, bandwidth: 1e6 }) });
+    const loops = [new SerialLoop(clock), new SerialLoop(clock)] as const;
+    const [a, b] = [A, B].map((address, i) => {
+      const worker = new Worker({
+        address,
+        clock,
+        executor: new SimulatedExecutor(),
+        transport,
+        send: () => undefined,
+        spill: { store: new MemoryStore() },
+        eventLoop: loops[i]!,
+        onError: (error) => {
+          throw error;
+        },
+      });
+      transport.register(worker);
+      return worker;
+    }) as [Worker, Worker];
+    a.updateData({ "x-1": "value" });
+    const fetch = () =>
+      b.handleStimulus(
+        ComputeTaskEvent({
+          key: "y-1",
+          stimulusId: "compute-y",
+          whoHas: { "x-1": [A] },
+          nbytes: { "x-1": a.state.tasks.get("x-1")!.nbytes! },
+          runSpec: { durations: { "thread-cpu": 1 }, outputBytes: 10 },
+        }),
+      );
+    return { clock, loops, a, b, fetch, wire: 0.01 + a.state.tasks.get("x-1")!.nbytes! / 1e6 };
+  }
+
+  it("the gather's request goes out once the receiver's loop is through what was booked before it", async () => {
+    const { clock, loops, b, fetch, wire } = pair();
+    loops[1].reserve(0.3); // B's loop is busy (a spill, say) until 0.3 s
+    fetch();
+    await clock.runUntilIdle();
+    // y-1 starts when x-1 arrives: 0.3 s of waiting, then the wire; the wait is the root's `other`
+    expect(b.state.tasks.get("y-1")?.state).toBe("memory");
+    expect(clock.now()).toBeCloseTo(0.3 + wire + 1, 9);
+    const m = b.scrape();
+    expect(total(m, ["gather-dep", "x", "other", "seconds"])).toBeCloseTo(0.3, 9);
+    expect(total(m, ["gather-dep", "x", "network", "seconds"])).toBeCloseTo(wire, 9);
+  });
+
+  it("the sender's get_data runs once the sender's loop is through what was booked before the request", async () => {
+    const { clock, loops, b, fetch, wire } = pair();
+    loops[0].reserve(0.5); // A's loop is busy until 0.5 s
+    fetch();
+    await clock.runUntilIdle();
+    expect(b.state.tasks.get("y-1")?.state).toBe("memory");
+    expect(clock.now()).toBeCloseTo(0.5 + wire + 1, 9);
+    // to the receiver, the wait is part of the transfer
+    expect(total(b.scrape(), ["gather-dep", "x", "network", "seconds"])).toBeCloseTo(0.5 + wire, 9);
   });
 });
