@@ -9,7 +9,7 @@ import { NetworkError } from "../../worker/errors.js";
 import type { NetworkKind, NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
 
 export const maxMinModel: NetworkModelEntry = {
-  description: "concurrent transfers share every worker's send and receive bandwidth max-min fairly (default)",
+  description: "concurrent transfers share every worker's send and receive bandwidth and its event loop (loopBandwidth) max-min fairly (default)",
   create: (clock, parameters) => new MaxMinNetwork(clock, parameters),
 };
 
