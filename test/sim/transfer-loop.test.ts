@@ -20,28 +20,32 @@ import { createNetwork, MaxMinNetwork } from "../../src/sim/network/index.js";
 import { InProcessTransport, LatencyBandwidthNetwork, VirtualClock, Worker } from "../../src/worker/index.js";
 import { MemoryStore, total } from "../worker/helpers.js";
 
-function transfer(from: string, to: string, bytes: number) {
-  return { from, to, bytes, keys: 1, signal: new AbortController().signal };
+/** Starts every transfer `[from, to, bytes]` at 0 and runs the clock: each one's end, and the rates at `sampleAt`. */
+async function run(clock: VirtualClock, network: { transfer: MaxMinNetwork["transfer"]; currentRates?: () => Array<{ rate: number }> }, transfers: Array<[string, string, number]>, sampleAt = 0) {
+  const ends: number[] = transfers.map(() => -1);
+  transfers.forEach(([from, to, bytes], i) => {
+    void network.transfer({ from, to, bytes, keys: 1, signal: new AbortController().signal }).then(() => (ends[i] = clock.now()));
+  });
+  let rates: number[] = [];
+  if (sampleAt > 0) clock.setTimer(sampleAt, () => (rates = network.currentRates?.().map((f) => f.rate) ?? []));
+  await clock.run();
+  return { ends, rates };
 }
 
 describe("the loop's byte capacity (max-min, shared-host)", () => {
   it("bounds one transfer alone: 60 bytes through loops of 60/s take 1 s on a 100/s network", async () => {
     const clock = new VirtualClock();
-    const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth: 60 });
-    let end = -1;
-    void network.transfer(transfer("A", "B", 60)).then(() => (end = clock.now()));
-    await clock.run();
-    expect(end).toBeCloseTo(1, 12);
+    const { ends } = await run(clock, new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth: 60 }), [["A", "B", 60]]);
+    expect(ends[0]).toBeCloseTo(1, 12);
   });
 
   it("is shared by a worker's sends and receives: two opposite transfers run at half of it each", async () => {
     for (const loopBandwidth of [100, null]) {
       const clock = new VirtualClock();
-      const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth });
-      const ends: number[] = [];
-      void network.transfer(transfer("A", "B", 100)).then(() => ends.push(clock.now()));
-      void network.transfer(transfer("B", "A", 100)).then(() => ends.push(clock.now()));
-      await clock.run();
+      const { ends } = await run(clock, new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth }), [
+        ["A", "B", 100],
+        ["B", "A", 100],
+      ]);
       // each loop carries one send and one receive: 50/s each; without loops, full duplex at 100/s
       expect(ends).toEqual(loopBandwidth === null ? [1, 1] : [2, 2]);
     }
@@ -50,17 +54,20 @@ describe("the loop's byte capacity (max-min, shared-host)", () => {
   it("binds at the worker that carries most: A sends to B and receives from C through one loop", async () => {
     const clock = new VirtualClock();
     const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth: 120 });
-    const ends: Record<string, number> = {};
-    void network.transfer(transfer("A", "B", 60)).then(() => (ends.ab = clock.now()));
-    void network.transfer(transfer("C", "A", 30)).then(() => (ends.ca = clock.now()));
-    let rates: number[] = [];
-    clock.setTimer(0.1, () => (rates = network.currentRates().map((f) => f.rate)));
-    await clock.run();
+    const { ends, rates } = await run(
+      clock,
+      network,
+      [
+        ["A", "B", 60],
+        ["C", "A", 30],
+      ],
+      0.1,
+    );
     // A's loop (120/s) is the bottleneck: 60/s each; C→A's 30 bytes end at 0.5 s, then A→B gets
     // the smaller of its send (100/s) and A's loop (120/s) for its last 30 bytes: 0.3 s more
     expect(rates).toEqual([60, 60]);
-    expect(ends.ca).toBeCloseTo(0.5, 12);
-    expect(ends.ab).toBeCloseTo(0.8, 12);
+    expect(ends[1]).toBeCloseTo(0.5, 12);
+    expect(ends[0]).toBeCloseTo(0.8, 12);
   });
 
   it("shared-host: the host's capacity and the loops, whichever binds", async () => {
@@ -73,11 +80,10 @@ describe("the loop's byte capacity (max-min, shared-host)", () => {
       [400, 1],
     ] as const) {
       const clock = new VirtualClock();
-      const network = createNetwork("shared-host", clock, { latency: 0, bandwidth: 100, hostBandwidth: 200, endpoints, loopBandwidth });
-      const ends: number[] = [];
-      void network.transfer(transfer("A", "B", 100)).then(() => ends.push(clock.now()));
-      void network.transfer(transfer("B", "A", 100)).then(() => ends.push(clock.now()));
-      await clock.run();
+      const { ends } = await run(clock, createNetwork("shared-host", clock, { latency: 0, bandwidth: 100, hostBandwidth: 200, endpoints, loopBandwidth }), [
+        ["A", "B", 100],
+        ["B", "A", 100],
+      ]);
       // loops of 150/s: 75/s each; loops of 400/s: the hosts' 200/s and the workers' 100/s allow 100/s each
       for (const end of ends) expect(end).toBeCloseTo(seconds, 12);
     }
