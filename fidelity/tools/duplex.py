@@ -12,7 +12,10 @@ alternating, R rounds of
   worker: the two transfers run at once in opposite directions, so each worker's loop sends
   one and receives the other.
 For each transfer: its duration from the fetching worker's transfer_incoming_log and its rate
-(bytes / (duration - the set's 1.14 ms latency)). And the CPU seconds of both workers' loop
+(bytes / (duration - the set's 1.14 ms latency)); for each duplex pair, both values over the
+span from the first start to the last stop (each log's times less its worker's
+scheduler_delay): a capacity the two transfers share moves both at about the simplex rate,
+independent directions at twice it. And the CPU seconds of both workers' loop
 threads (time.thread_time, read on the loop with client.run) over the simplex rounds, per
 byte moved: if sending and receiving a byte costs a loop about what the byte's transfer time
 is, the loops are what bound the transfer, and two transfers through one loop share it.
@@ -40,6 +43,10 @@ from overhead_tasks import loop_cpu  # noqa: E402
 LATENCY = 0.00114
 
 
+def scheduler_delay(dask_worker):
+    return dask_worker.scheduler_delay
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bytes", type=int, default=32_000_000)
@@ -49,7 +56,6 @@ def main():
     cluster, client = start_cluster(2, 2, None)
     try:
         wa, wb = worker_addresses(client)
-        keep = []
 
         def build(tag, where):
             f = client.submit(ft.work, tag, 0.0, a.bytes, key=tag, workers=[where], pure=False)
@@ -64,7 +70,6 @@ def main():
             wait(fetch(f"warm-dst-{i}", s, wb))
             s = build(f"warm-src2-{i}", wb)
             wait(fetch(f"warm-dst2-{i}", s, wa))
-        base = {w: len(v) for w, v in transfer_logs(client).items()}
         simplex, duplex, cpu_simplex, bytes_simplex = [], [], 0.0, 0
         for r in range(a.rounds):
             s = build(f"sx-src-{r}", wa)
@@ -76,19 +81,20 @@ def main():
             bytes_simplex += a.bytes
             e = transfer_logs(client)[wb][n0]
             simplex.append(e["duration"])
-            keep.clear()
             s1, s2 = build(f"dx-src-a-{r}", wa), build(f"dx-src-b-{r}", wb)
             logs = transfer_logs(client)
             n = {w: len(v) for w, v in logs.items()}
             d1, d2 = fetch(f"dx-dst-b-{r}", s1, wb), fetch(f"dx-dst-a-{r}", s2, wa)
             wait([d1, d2])
             logs = transfer_logs(client)
-            pair = [logs[w][n[w]] for w in (wa, wb)]
+            # the logs' times are shifted by each worker's scheduler_delay; on one host the
+            # workers' own clocks agree, so take it off again
+            delay = client.run(scheduler_delay)
+            pair = [dict(logs[w][n[w]], start=logs[w][n[w]]["start"] - delay[w], stop=logs[w][n[w]]["stop"] - delay[w]) for w in (wa, wb)]
             overlap = min(x["stop"] for x in pair) - max(x["start"] for x in pair)
             span = max(x["stop"] for x in pair) - min(x["start"] for x in pair)
             duplex.append({"durations": [x["duration"] for x in pair], "overlap": overlap, "span": span})
             del s, s1, s2, d1, d2
-        del base
     finally:
         client.close()
         cluster.close()

@@ -40,8 +40,9 @@ export const DEFAULT_NETWORK: NetworkParameters = { latency: 0.001, bandwidth: 1
  * What a dask 2022.12.1 worker's event loop moves per second, sending and receiving together:
  * one transfer between two worker processes of the fidelity machine with nothing else moving
  * ran at 744 MB/s (calibration.json), and two at once in opposite directions moved, together,
- * 0.92-1.29 times that (fidelity/tools/duplex.py): both loops carry both transfers, so the one
- * transfer was already as fast as the loops go. docs/sim.md, "Network".
+ * 0.49-1.29 times what one moved alone (fidelity/tools/duplex.py; full duplex would be 2): both
+ * loops carry both transfers, so the one transfer was already as fast as the loops go.
+ * docs/sim.md, "Network".
  */
 export const DEFAULT_LOOP_BANDWIDTH = 744e6;
 
