@@ -2,6 +2,7 @@
 // each case computed by hand: the loop's byte capacity that a worker's sends and receives
 // share (loopBandwidth), and the waits for a busy loop before a gather's request goes out and
 // before the sender's get_data handler runs.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ComputeTaskEvent } from "../../src/state/index.js";
 import {
@@ -68,6 +69,30 @@ describe("the loop's byte capacity (max-min, shared-host)", () => {
     expect(rates).toEqual([60, 60]);
     expect(ends[1]).toBeCloseTo(0.5, 12);
     expect(ends[0]).toBeCloseTo(0.8, 12);
+  });
+
+  it("property: a loop that can carry all its worker sends and receives at once changes no transfer's end", async () => {
+    const flow = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 500 }), fc.integer({ min: 0, max: 20 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(flow, { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 100 }), async (flows, spare) => {
+        const ends = async (loopBandwidth: number | null) => {
+          const clock = new VirtualClock();
+          const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 100, loopBandwidth });
+          const out: number[] = flows.map(() => -1);
+          flows.forEach(([from, offset, bytes, at], i) => {
+            const transfer = { from: `w${from}`, to: `w${(from + offset) % 4}`, bytes, keys: 1, signal: new AbortController().signal };
+            clock.setTimer(at / 10, () => void network.transfer(transfer).then(() => (out[i] = clock.now())));
+          });
+          await clock.run();
+          return out;
+        };
+        // 100/s each way: a loop of 200/s or more never runs out before the sends and receives do
+        const without = await ends(null);
+        const unbound = await ends(200 + spare);
+        unbound.forEach((end, i) => expect(end).toBeCloseTo(without[i]!, 9));
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it("shared-host: the host's capacity and the loops, whichever binds", async () => {

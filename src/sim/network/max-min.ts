@@ -114,8 +114,9 @@ export class MaxMinNetwork implements SimNetwork {
   private readonly endpointIndex = new Map<string, number>();
   /** Resources: every endpoint's send, receive and (with a loop bandwidth) loop capacity, then (shared hosts) every host's. */
   private readonly capacity: number[] = [];
-  /** Per endpoint: its send resource (receive is the next one, its loop the one after) and its host resource (-1 when hosts do not share). */
+  /** Per endpoint: its send resource (receive is the next one), its loop and its host resource (-1: none, or hosts do not share). */
   private readonly sendResource: number[] = [];
+  private readonly loopResource: number[] = [];
   private readonly hostResource: number[] = [];
   private readonly hostResources = new Map<number, number>();
   private readonly dead = new Set<string>();
@@ -210,8 +211,17 @@ export class MaxMinNetwork implements SimNetwork {
     this.endpointIndex.set(address, index);
     const own = this.parameters.endpoints?.get(address);
     this.sendResource.push(this.capacity.length);
-    this.capacity.push(own?.send ?? this.send, own?.receive ?? this.receive);
-    if (this.loop !== null) this.capacity.push(this.loop);
+    const send = own?.send ?? this.send;
+    const receive = own?.receive ?? this.receive;
+    this.capacity.push(send, receive);
+    // A loop that can carry all the worker can send and receive at once never binds: left out,
+    // the rates are the same and the water-filling has a resource less per flow.
+    if (this.loop !== null && this.loop < send + receive) {
+      this.loopResource.push(this.capacity.length);
+      this.capacity.push(this.loop);
+    } else {
+      this.loopResource.push(-1);
+    }
     if (!this.sharedHosts) {
       this.hostResource.push(-1);
       return index;
@@ -272,17 +282,16 @@ export class MaxMinNetwork implements SimNetwork {
     if (flows.length === 0) return;
     const start = new Int32Array(flows.length + 1);
     const resources = new Int32Array(6 * flows.length);
-    const loops = this.loop !== null;
     let used = 0;
     for (let f = 0; f < flows.length; f++) {
       const flow = flows[f]!;
       resources[used++] = this.sendResource[flow.src]!;
       resources[used++] = this.sendResource[flow.dst]! + 1;
       // The bytes pass through the sender's loop (its writes) and the receiver's (its reads).
-      if (loops) {
-        resources[used++] = this.sendResource[flow.src]! + 2;
-        resources[used++] = this.sendResource[flow.dst]! + 2;
-      }
+      const fromLoop = this.loopResource[flow.src]!;
+      const toLoop = this.loopResource[flow.dst]!;
+      if (fromLoop >= 0) resources[used++] = fromLoop;
+      if (toLoop >= 0) resources[used++] = toLoop;
       const fromHost = this.hostResource[flow.src]!;
       const toHost = this.hostResource[flow.dst]!;
       if (fromHost >= 0) resources[used++] = fromHost;
