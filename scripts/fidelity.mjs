@@ -6,12 +6,18 @@
 // runs, min-max), with the bars of issue 15 (makespan ±5 %, transfers and bytes ±15 %, spill
 // ±15 %). check.sh compares only the makespan.
 //
-//   node scripts/fidelity.mjs [--cluster PROFILE] [--replay] [--json FILE] [--spanwork CHECKOUT] [SET ...]
+//   node scripts/fidelity.mjs [--cluster PROFILE] [--replay] [--jitter MS [--samples N]] [--json FILE] [--spanwork CHECKOUT] [SET ...]
 //
 // --replay: simulate each case as a per-task table (taskTable) of the graph dask ran, every
 // task with the median of its measured durations over the real runs instead of its nominal
 // one: the tasks' own overrun (sleeps that wake late, bytes built under load) is then out of
 // the comparison, and what is left is the model's.
+// --jitter MS: the model's own spread under timing noise of the size the real tasks showed:
+// each case is simulated N more times (--samples, default 10) as the graph dask ran with
+// every task's duration moved by a uniform draw in ±MS milliseconds (sample i draws with
+// seed i), and a second table gives min, median and max of makespan, keys moved and bytes
+// moved over the samples next to dask's. A figure that swings as much as dask's own runs is
+// decided by timing, not by a missing mechanism.
 // --spanwork: simulate with another checkout's sources (e.g. main, for a before/after table).
 // SET: a fidelity folder (default: ../shared/fidelity when it exists, and fidelity/). The
 // disk of a set comes from its calibration.json when it has one (as check.sh does), unless
@@ -30,11 +36,15 @@ let profilePath = null;
 let jsonPath = null;
 let checkout = root;
 let replay = false;
+let jitter = null;
+let samples = 10;
 const sets = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--cluster") profilePath = args[++i];
   else if (args[i] === "--spanwork") checkout = resolve(args[++i]);
   else if (args[i] === "--replay") replay = true;
+  else if (args[i] === "--jitter") jitter = Number(args[++i]);
+  else if (args[i] === "--samples") samples = Number(args[++i]);
   else if (args[i] === "--json") jsonPath = args[++i];
   else if (args[i] === "-h" || args[i] === "--help") {
     console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 20).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
@@ -44,6 +54,14 @@ for (let i = 0; i < args.length; i++) {
     process.exit(2);
   } else sets.push(resolve(args[i]));
 }
+if (jitter !== null && !(jitter > 0)) {
+  console.error("--jitter: expected milliseconds > 0");
+  process.exit(2);
+}
+if (!(Number.isInteger(samples) && samples > 0)) {
+  console.error("--samples: expected a whole number > 0");
+  process.exit(2);
+}
 if (sets.length === 0) {
   for (const candidate of [join(root, "..", "shared", "fidelity"), join(root, "..", "..", "shared", "fidelity"), join(root, "fidelity")]) {
     if (existsSync(join(candidate, "real")) && !sets.includes(resolve(candidate))) sets.push(resolve(candidate));
@@ -51,6 +69,21 @@ if (sets.length === 0) {
 }
 const spanwork = await import(join(checkout, "src", "index.ts"));
 const profile = profilePath === null ? undefined : spanwork.loadClusterProfile(resolve(profilePath));
+
+/** The graph dask ran as a per-task table, each task with its nominal duration moved by a uniform draw in ±ms. */
+function jittered(set, tag, nominal, ms, seed) {
+  const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
+  const rng = new spanwork.Rng(seed);
+  const taskTable = graph.tasks.map((t) => ({
+    key: t.key,
+    prefix: t.prefix,
+    duration: Math.max(0, t.duration + rng.uniform(-ms, ms) / 1e3),
+    outputSize: t.nbytes,
+    dependencies: t.deps,
+    output: t.output,
+  }));
+  return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };
+}
 
 /** The graph dask ran as a per-task table, each task with the median of its measured durations. */
 function replayed(set, tag, nominal) {
@@ -70,6 +103,7 @@ function replayed(set, tag, nominal) {
   return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };
 }
 
+const movedKeys = (report) => report.transfers.reduce((sum, t) => sum + (t.outcome === "ok" ? t.keys : 0), 0);
 const pct = (sim, real) => (real === 0 ? (sim === 0 ? 0 : Infinity) : (sim / real - 1) * 100);
 const fmtErr = (e) => (e === Infinity ? "n/a" : `${e >= 0 ? "+" : ""}${e.toFixed(1)}%`);
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
@@ -86,7 +120,12 @@ for (const set of sets) {
     if (profile !== undefined) options.cluster = profile;
     else if (calibration?.disk) options.disk = calibration.disk;
     const { report } = await spanwork.simulate(spec, options);
-    const keys = report.transfers.reduce((sum, t) => sum + (t.outcome === "ok" ? t.keys : 0), 0);
+    const keys = movedKeys(report);
+    const spread = [];
+    for (let i = 1; jitter !== null && i <= samples; i++) {
+      const sample = (await spanwork.simulate(jittered(set, `${real.name}-s${real.seed}`, nominal, jitter, i), options)).report;
+      spread.push({ makespan: sample.makespan, keys: movedKeys(sample), bytes: sample.transfer.bytes });
+    }
     const sim = {
       makespan: report.makespan,
       transfers: report.transfer.count,
@@ -117,6 +156,7 @@ for (const set of sets) {
         spilled: pct(sim.spilled, r.spilled.median),
       },
       tasksPerWorker: { real: real.tasks_per_worker, sim: sim.tasksPerWorker },
+      ...(spread.length === 0 ? {} : { jitter: spread }),
     });
   }
 }
@@ -157,4 +197,28 @@ console.log(line("transfers", BARS.transfers, "transfers"));
 console.log(line("bytes", BARS.bytes, "bytes moved"));
 console.log(line("spilled", BARS.spill, "spilled bytes"));
 console.log(`profile: ${profilePath ?? "none (defaults; each set's calibrated disk)"}${replay ? "; replayed with the measured task durations" : ""}`);
+if (jitter !== null) {
+  const spreadOf = (xs, f) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return `${f(sorted[0])} / ${f(median(sorted))} / ${f(sorted.at(-1))}`;
+  };
+  const lines = [["case", "makespan s dask (min–max)", `spanwork ±${jitter} ms: min / median / max`, "keys moved dask", "spanwork", "MB moved dask", "spanwork"]];
+  for (const row of rows) {
+    const j = row.jitter;
+    const r = row.real;
+    lines.push([
+      row.case,
+      range(r.makespan, (v) => v.toFixed(3)),
+      spreadOf(j.map((s) => s.makespan), (v) => v.toFixed(3)),
+      `${r.keys.median} (${r.keys.min}–${r.keys.max})`,
+      spreadOf(j.map((s) => s.keys), (v) => String(v)),
+      range(r.bytes, mb),
+      spreadOf(j.map((s) => s.bytes), mb),
+    ]);
+  }
+  const w = lines[0].map((_, i) => Math.max(...lines.map((line) => line[i].length)));
+  console.log("");
+  for (const line of lines) console.log(line.map((cell, i) => cell.padEnd(w[i])).join("  ").trimEnd());
+  console.log(`${samples} samples per case, every task's duration moved by a uniform draw in ±${jitter} ms (sample i: seed i)`);
+}
 if (jsonPath !== null) writeFileSync(jsonPath, JSON.stringify(rows, null, 1) + "\n");

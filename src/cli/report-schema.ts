@@ -55,7 +55,14 @@ const workerSummary = z.object({
 const fraction = z.union([z.number().gt(0).max(1), z.literal(false)]);
 
 const clusterSummary = z.object({
-  network: z.object({ model: z.string(), latency: nonNegative, bandwidth: z.number().positive(), workersPerHost: z.number().int().positive(), hostBandwidth: z.number().positive().nullable() }),
+  network: z.object({
+    model: z.string(),
+    latency: nonNegative,
+    bandwidth: z.number().positive(),
+    workersPerHost: z.number().int().positive(),
+    hostBandwidth: z.number().positive().nullable(),
+    loopBandwidth: z.number().positive().nullable(),
+  }),
   disk: z.object({ bandwidth: z.number().positive(), latency: nonNegative }),
   overheads: z.object({
     messageLatency: nonNegative,

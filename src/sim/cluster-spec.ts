@@ -78,6 +78,8 @@ const clusterFields = {
   ...capacities,
   workersPerHost: workerCount.optional(),
   hostBandwidth: bytes("positive").optional(),
+  /** Bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); false = no such limit. */
+  loopBandwidth: z.union([bytes("positive"), z.literal(false)], { error: "expected bytes per second or false" }).optional(),
   disk: diskSchema.optional(),
   overheads: overheadsSchema.optional(),
   memory: memoryModelSchema.optional(),

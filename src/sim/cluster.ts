@@ -10,7 +10,7 @@ import { DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { DEFAULT_DISK, type DiskParameters } from "./disk.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { DEFAULT_MEMORY_MODEL, type MemoryModel } from "./memory.js";
-import { DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind } from "./network/index.js";
+import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind } from "./network/index.js";
 import type { ClusterSpec } from "./cluster-spec.js";
 import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
 
@@ -38,6 +38,8 @@ export interface ResolvedCluster {
   readonly workersPerHost: number;
   /** Capacity of a host shared by its workers' sends and receives (shared-host network); null = their largest bandwidth. */
   readonly hostBandwidth: number | null;
+  /** Bytes/s each worker's event loop moves, its sends and receives together (max-min, shared-host); null = no such limit. */
+  readonly loopBandwidth: number | null;
   readonly disk: DiskParameters;
   readonly overheads: Overheads;
   readonly memory: MemoryModel;
@@ -121,6 +123,7 @@ export function resolveCluster(
   const network = highest(layers, "network") ?? DEFAULT_NETWORK_KIND;
   const bandwidth = highest(layers, "bandwidth") ?? DEFAULT_NETWORK.bandwidth;
   const workersPerHost = highest(layers, "workersPerHost") ?? 1;
+  const loopBandwidth = highest(layers, "loopBandwidth") ?? DEFAULT_LOOP_BANDWIDTH;
   const from = Math.max(0, layoutAt);
   // Per group: a higher layer's value, else the group's own, else the layout layer's or a lower one's.
   const above = <K extends "threads" | "memoryLimit">(field: K) => (layoutAt + 1 < layers.length ? highest(layers, field, layoutAt + 1) : undefined);
@@ -171,6 +174,7 @@ export function resolveCluster(
     bandwidth,
     workersPerHost,
     hostBandwidth: highest(layers, "hostBandwidth") ?? null,
+    loopBandwidth: loopBandwidth === false ? null : loopBandwidth,
     disk: mergeSection<DiskParameters>(DEFAULT_DISK, layers.map((layer) => layer.disk)),
     overheads: mergeSection<Overheads>(DEFAULT_OVERHEADS, layers.map((layer) => layer.overheads)),
     memory: mergeSection<MemoryModel>(DEFAULT_MEMORY_MODEL, layers.map((layer) => layer.memory)),

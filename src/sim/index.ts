@@ -56,6 +56,7 @@ export {
   maxMinFairRates,
   maxMinFairRatesOver,
   DEFAULT_NETWORK,
+  DEFAULT_LOOP_BANDWIDTH,
   NETWORK_MODELS,
   NETWORK_KINDS,
   type NetworkKind,

@@ -82,7 +82,8 @@ export function threadTimeCloses(time: Pick<WorkerThreadTime, "total" | "capacit
 
 /** The cluster a run simulated, as resolved from its layers: what the figures were computed with. */
 export interface ClusterSummary {
-  network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null };
+  /** `loopBandwidth`: bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); null: no such limit. */
+  network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null; loopBandwidth: number | null };
   disk: { bandwidth: number; latency: number };
   overheads: import("./overheads.js").Overheads;
   memory: import("./memory.js").MemoryModel;

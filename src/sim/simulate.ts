@@ -114,7 +114,13 @@ class SimulationRun {
     const endpoints = new Map<string, EndpointCapacity>(
       cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
     );
-    this.network = createNetwork(this.networkKind, this.clock, { latency, bandwidth: cluster.bandwidth, endpoints, hostBandwidth: cluster.hostBandwidth });
+    this.network = createNetwork(this.networkKind, this.clock, {
+      latency,
+      bandwidth: cluster.bandwidth,
+      endpoints,
+      hostBandwidth: cluster.hostBandwidth,
+      loopBandwidth: cluster.loopBandwidth,
+    });
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(
       addresses,
@@ -469,7 +475,7 @@ class SimulationRun {
         };
       }),
       cluster: {
-        network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth },
+        network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth, loopBandwidth: c.loopBandwidth },
         disk: { ...c.disk },
         overheads: { ...c.overheads },
         memory: { ...c.memory },

@@ -72,6 +72,16 @@ export class Transfers {
     const signal = core.signal;
     await undefined;
     if (signal.aborted) return { kind: "aborted" };
+    // dask's gather_dep is an asyncio task: its request goes out once the event loop is
+    // through the callbacks queued before it (a modelled loop only; the wait is the root's `other`)
+    const behind = core.loopIdleIn();
+    if (behind > 0) {
+      try {
+        await core.clock.sleep(behind, signal);
+      } catch {
+        return { kind: "aborted" };
+      }
+    }
     const transport = this.#transport;
     try {
       if (transport === undefined) {

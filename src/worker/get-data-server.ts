@@ -80,6 +80,10 @@ export class GetDataServer {
     let outcome: Outcome = "failed";
     let failure: unknown;
     const serve = async (): Promise<void> => {
+      // dask's get_data handler runs on the sender's event loop, after the callbacks queued
+      // before the request (a modelled loop only)
+      const queued = core.loopIdleIn();
+      if (queued > 0) await core.clock.sleep(queued, signal);
       root.runSync(() => {
         for (const key of keys) {
           if (!core.data.has(key)) continue;

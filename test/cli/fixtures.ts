@@ -101,7 +101,7 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
       { time: 2, worker: "sim://w1", memoryBytes: 200 * MiB, spilledBytes: 24 * MiB },
     ],
     cluster: {
-      network: { model: "latency-bandwidth", latency: 0.001, bandwidth: 100e6, workersPerHost: 1, hostBandwidth: null },
+      network: { model: "latency-bandwidth", latency: 0.001, bandwidth: 100e6, workersPerHost: 1, hostBandwidth: null, loopBandwidth: null },
       disk: { bandwidth: 500e6, latency: 0.0001 },
       overheads: { ...DEFAULT_OVERHEADS },
       memory: { ...DEFAULT_MEMORY_MODEL },

@@ -1,5 +1,7 @@
-// Fidelity 2: every worker has a send and a receive capacity; concurrent transfers share
-// them max-min fairly (progressive filling / water-filling, Estee's most faithful model).
+// Fidelity 2: every worker has a send and a receive capacity, and an event loop that carries
+// its sends and receives together (dask runs a worker's comms on its one loop thread);
+// concurrent transfers share them max-min fairly (progressive filling / water-filling,
+// Estee's most faithful model).
 // Rates are recomputed only when the set of flows changes; one timer, set for the earliest
 // completion, is moved whenever the rates change.
 import type { TimerHandle } from "../../worker/clock.js";
@@ -7,7 +9,7 @@ import { NetworkError } from "../../worker/errors.js";
 import type { NetworkKind, NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
 
 export const maxMinModel: NetworkModelEntry = {
-  description: "concurrent transfers share every worker's send and receive bandwidth max-min fairly (default)",
+  description: "concurrent transfers share every worker's send and receive bandwidth and its event loop (loopBandwidth) max-min fairly (default)",
   create: (clock, parameters) => new MaxMinNetwork(clock, parameters),
 };
 
@@ -110,10 +112,11 @@ interface Flow {
 export class MaxMinNetwork implements SimNetwork {
   readonly kind: NetworkKind;
   private readonly endpointIndex = new Map<string, number>();
-  /** Resources: every endpoint's send and receive capacity, then (shared hosts) every host's. */
+  /** Resources: every endpoint's send, receive and (with a loop bandwidth) loop capacity, then (shared hosts) every host's. */
   private readonly capacity: number[] = [];
-  /** Per endpoint: its send resource (receive is the next one) and its host resource (-1 when hosts do not share). */
+  /** Per endpoint: its send resource (receive is the next one), its loop and its host resource (-1: none, or hosts do not share). */
   private readonly sendResource: number[] = [];
+  private readonly loopResource: number[] = [];
   private readonly hostResource: number[] = [];
   private readonly hostResources = new Map<number, number>();
   private readonly dead = new Set<string>();
@@ -127,6 +130,8 @@ export class MaxMinNetwork implements SimNetwork {
   /** Default capacity of each host, from the largest bandwidth of its workers (shared hosts only). */
   private readonly hostCapacity = new Map<number, number>();
   private nextOwnHost = -1;
+  /** Capacity of every worker's event loop (its sends and receives together); null = none. */
+  private readonly loop: number | null;
 
   /** `sharedHosts`: every host's sends and receives also draw on one capacity of the host (the shared-host model). */
   constructor(
@@ -137,6 +142,7 @@ export class MaxMinNetwork implements SimNetwork {
     this.kind = sharedHosts ? "shared-host" : "max-min";
     this.send = parameters.sendCapacity ?? parameters.bandwidth;
     this.receive = parameters.receiveCapacity ?? parameters.bandwidth;
+    this.loop = parameters.loopBandwidth ?? null;
     if (sharedHosts) {
       for (const endpoint of parameters.endpoints?.values() ?? []) {
         const largest = Math.max(endpoint.send, endpoint.receive);
@@ -205,7 +211,17 @@ export class MaxMinNetwork implements SimNetwork {
     this.endpointIndex.set(address, index);
     const own = this.parameters.endpoints?.get(address);
     this.sendResource.push(this.capacity.length);
-    this.capacity.push(own?.send ?? this.send, own?.receive ?? this.receive);
+    const send = own?.send ?? this.send;
+    const receive = own?.receive ?? this.receive;
+    this.capacity.push(send, receive);
+    // A loop that can carry all the worker can send and receive at once never binds: left out,
+    // the rates are the same and the water-filling has a resource less per flow.
+    if (this.loop !== null && this.loop < send + receive) {
+      this.loopResource.push(this.capacity.length);
+      this.capacity.push(this.loop);
+    } else {
+      this.loopResource.push(-1);
+    }
     if (!this.sharedHosts) {
       this.hostResource.push(-1);
       return index;
@@ -265,12 +281,17 @@ export class MaxMinNetwork implements SimNetwork {
     const flows = this.flows;
     if (flows.length === 0) return;
     const start = new Int32Array(flows.length + 1);
-    const resources = new Int32Array(4 * flows.length);
+    const resources = new Int32Array(6 * flows.length);
     let used = 0;
     for (let f = 0; f < flows.length; f++) {
       const flow = flows[f]!;
       resources[used++] = this.sendResource[flow.src]!;
       resources[used++] = this.sendResource[flow.dst]! + 1;
+      // The bytes pass through the sender's loop (its writes) and the receiver's (its reads).
+      const fromLoop = this.loopResource[flow.src]!;
+      const toLoop = this.loopResource[flow.dst]!;
+      if (fromLoop >= 0) resources[used++] = fromLoop;
+      if (toLoop >= 0) resources[used++] = toLoop;
       const fromHost = this.hostResource[flow.src]!;
       const toHost = this.hostResource[flow.dst]!;
       if (fromHost >= 0) resources[used++] = fromHost;

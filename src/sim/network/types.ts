@@ -16,6 +16,12 @@ export interface NetworkParameters {
   endpoints?: ReadonlyMap<string, EndpointCapacity>;
   /** Capacity of a host that its workers' sends and receives share (shared-host); default: the largest bandwidth of its workers. */
   hostBandwidth?: number | null;
+  /**
+   * Bytes/s each worker's event loop moves, its sends and receives together (max-min and
+   * shared-host): dask runs every comm of a worker on its one loop thread. Unset or null: no
+   * such limit (a run's cluster has DEFAULT_LOOP_BANDWIDTH unless it says otherwise).
+   */
+  loopBandwidth?: number | null;
 }
 
 /** What one worker can move, and the host it runs on. */
@@ -29,6 +35,16 @@ export interface EndpointCapacity {
 }
 
 export const DEFAULT_NETWORK: NetworkParameters = { latency: 0.001, bandwidth: 100e6 };
+
+/**
+ * What a dask 2022.12.1 worker's event loop moves per second, sending and receiving together:
+ * one transfer between two worker processes of the fidelity machine with nothing else moving
+ * ran at 744 MB/s (calibration.json), and two at once in opposite directions moved, together,
+ * 0.49-1.29 times what one moved alone (fidelity/tools/duplex.py; full duplex would be 2): both
+ * loops carry both transfers, so the one transfer was already as fast as the loops go.
+ * docs/sim.md, "Network".
+ */
+export const DEFAULT_LOOP_BANDWIDTH = 744e6;
 
 export interface SimNetwork extends NetworkModel {
   readonly kind: NetworkKind;
