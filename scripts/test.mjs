@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { countResults } from "./test-count.mjs";
 
 const extraArgs = process.argv.slice(2);
 const typecheck = spawnSync("npx", ["--no-install", "tsc", "--noEmit"], { stdio: "inherit" });
@@ -24,10 +25,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 try {
-  const report = JSON.parse(readFileSync(jsonFile, "utf8"));
-  passed = report.numPassedTests ?? 0;
-  failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
-  skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  ({ passed, failed, skipped } = countResults(JSON.parse(readFileSync(jsonFile, "utf8"))));
 } catch {
   failed = Math.max(failed, 1);
 }

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { formatLimit, LIMITS } from "./limits.js";
 import { NETWORK_KINDS } from "./network/registry.js";
 import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
-import { bytes, count, nonNegative, number } from "./spec-fields.js";
+import { bytes, count, nonNegative, number, parseInto } from "./spec-fields.js";
 import { formatPath } from "./spec-checks.js";
 import { SpecError } from "./spec-error.js";
 import { loadDataFile } from "./spec-file.js";
@@ -79,7 +79,16 @@ const clusterFields = {
   workersPerHost: workerCount.optional(),
   hostBandwidth: bytes("positive").optional(),
   /** Bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); false = no such limit. */
-  loopBandwidth: z.union([bytes("positive"), z.literal(false)], { error: "expected bytes per second or false" }).optional(),
+  // not a z.union: a union's one message would hide the size reader's own ("expected a positive size, got -1")
+  loopBandwidth: z
+    .unknown()
+    .transform((raw, ctx): number | false => {
+      if (raw === false) return false;
+      if (typeof raw === "number" || typeof raw === "string") return parseInto(bytes("positive"), raw, ctx);
+      ctx.addIssue({ code: "custom", message: 'expected bytes per second (a number or a size such as "500 MB") or false' });
+      return z.NEVER;
+    })
+    .optional(),
   disk: diskSchema.optional(),
   overheads: overheadsSchema.optional(),
   memory: memoryModelSchema.optional(),

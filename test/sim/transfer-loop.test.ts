@@ -132,7 +132,14 @@ describe("loopBandwidth in the cluster", () => {
     } catch (error) {
       issues = (error as SpecError).issues;
     }
-    expect(issues).toEqual(["cluster.loopBandwidth: expected a positive number"]);
+    expect(issues).toEqual(["cluster.loopBandwidth: expected a positive size, got -1"]);
+    try {
+      validateSpec({ tasks: [{ prefix: "a" }], cluster: { loopBandwidth: true } });
+      issues = [];
+    } catch (error) {
+      issues = (error as SpecError).issues;
+    }
+    expect(issues).toEqual(['cluster.loopBandwidth: expected bytes per second (a number or a size such as "500 MB") or false']);
   });
 
   it("in a run: two joins fetch in opposite directions at once and share both loops (hand-computed makespan)", async () => {
