@@ -66,7 +66,9 @@ export const overheadsSchema = z
   })
   .strict();
 
-export const diskSchema = z.object({ bandwidth: bytes("positive").optional(), latency: seconds.optional() }).strict();
+export const diskSchema = z
+  .object({ bandwidth: bytes("positive").optional(), latency: seconds.optional(), hostBandwidth: bytes("positive").nullable().optional() })
+  .strict();
 
 const clusterFields = {
   workers: workerCount.optional(),

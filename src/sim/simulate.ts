@@ -11,6 +11,7 @@ import { validateClusterProfile } from "./cluster-spec.js";
 import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
+import { HostDisk } from "./host-disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
@@ -172,13 +173,24 @@ class SimulationRun {
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
     this.nextProgress = this.progressStep;
-    for (let i = 0; i < this.nworkers; i++) this.workers.push(this.createWorker(i, addresses[i]!, cluster.disk));
+    // One shared disk per host when the cluster says its workers' disks share a capacity.
+    const hostDisks = new Map<number, HostDisk>();
+    const hostBandwidth = cluster.disk.hostBandwidth;
+    for (let i = 0; i < this.nworkers; i++) {
+      const host = cluster.workers[i]!.host;
+      let shared: HostDisk | undefined;
+      if (hostBandwidth !== null) {
+        shared = hostDisks.get(host);
+        if (shared === undefined) hostDisks.set(host, (shared = new HostDisk(hostBandwidth)));
+      }
+      this.workers.push(this.createWorker(i, addresses[i]!, cluster.disk, shared));
+    }
   }
 
-  private createWorker(index: number, address: string, diskParameters: DiskParameters): SimWorker {
+  private createWorker(index: number, address: string, diskParameters: DiskParameters, hostDisk: HostDisk | undefined): SimWorker {
     // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
     const loop = this.loops[index]!;
-    const disk = new VirtualDisk(this.clock, diskParameters, loop.doneCost > 0 ? (seconds) => void loop.reserve(seconds) : undefined);
+    const disk = new VirtualDisk(this.clock, diskParameters, loop.doneCost > 0 ? (seconds) => void loop.reserve(seconds) : undefined, hostDisk);
     const limit = this.cluster.workers[index]!.memoryLimit;
     const target = this.cluster.memory.target;
     const collectSpans = this.options.collectSpans === true;
