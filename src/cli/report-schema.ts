@@ -72,6 +72,7 @@ const clusterSummary = z.object({
     workerMessage: nonNegative,
     schedulerDecision: nonNegative,
     schedulerMessage: nonNegative,
+    taskOverrun: nonNegative,
   }),
   memory: z.object({ target: fraction, spill: fraction, pause: fraction, terminate: fraction, unmanaged: nonNegative, unmanagedPerTask: nonNegative, monitorInterval: nonNegative }),
   schedulerLoopSeconds: nonNegative,

@@ -63,6 +63,7 @@ export const overheadsSchema = z
     workerMessage: seconds.optional(),
     schedulerDecision: seconds.optional(),
     schedulerMessage: seconds.optional(),
+    taskOverrun: seconds.optional(),
   })
   .strict();
 

@@ -253,7 +253,8 @@ class SimulationRun {
     const cpu = g.cpuShare[id]!;
     const durations: Record<string, number> = {};
     if (cpu > 0) durations["thread-cpu"] = duration * cpu;
-    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu);
+    // A sleep (or wait) ends late by the overrun; CPU work does not sleep.
+    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + (duration > 0 ? this.cluster.overheads.taskOverrun : 0);
     const fail = this.dice.taskFails(g.prefix[id]!, g.failureProbability[id]!, this.clock.now());
     return fail
       ? { durations, outputBytes: g.nbytes[id]!, fail: `simulated failure of ${g.keys[id]}` }
