@@ -58,8 +58,8 @@ export class HostDisk {
     return t;
   }
 
-  /** Rate booked at instant t (a booking covers [from, to)). */
-  private bookedAt(t: number): number {
+  /** Bytes per second booked at instant t, all the host's disks together (a booking covers [from, to)). */
+  bookedAt(t: number): number {
     let sum = 0;
     for (const b of this.bookings) if (b.from <= t && t < b.to) sum += b.rate;
     return sum;

@@ -249,3 +249,34 @@ describe("the worker's cost per scheduler message", () => {
     for (let i = 2; i < n; i++) expect(records[i]!.start - records[i - 1]!.end).toBeCloseTo(2 * m, 12);
   });
 });
+
+describe("a task's overrun", () => {
+  function sleeping(n: number, duration: number, cpuShare: number): Workload {
+    const builder = new GraphBuilder();
+    for (let i = 0; i < n; i++) {
+      const id = builder.addTask({ key: `s-${i}`, prefix: "s", duration, nbytes: 10, cpuShare });
+      if (i > 0) builder.addDependency(id, id - 1);
+    }
+    return { name: "sleeping", description: "", graph: builder.build("sleeping"), faults: [], cluster: {} };
+  }
+
+  it("a chain of sleeping tasks takes n × (duration + overrun); the overrun is thread-noncpu time", async () => {
+    const o = 0.0005;
+    const n = 8;
+    const { report } = await simulate(sleeping(n, 0.005, 0), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }), validate: true });
+    expect(report.makespan).toBeCloseTo(n * (0.005 + o), 12);
+    for (const r of report.taskRecords) expect(r.end - r.start).toBeCloseTo(0.005 + o, 12);
+    expect(metric(report, "execute", "s", "thread-noncpu", "seconds")).toBeCloseTo(n * (0.005 + o), 6);
+  });
+
+  it("only the part that sleeps wakes late: CPU work and zero-length tasks take their own time", async () => {
+    const o = 0.001;
+    const cpu = await simulate(sleeping(4, 0.01, 1), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }) });
+    expect(cpu.report.makespan).toBeCloseTo(4 * 0.01, 12);
+    const half = await simulate(sleeping(4, 0.01, 0.5), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }) });
+    expect(half.report.makespan).toBeCloseTo(4 * (0.01 + o), 12);
+    const zero = await simulate(sleeping(4, 0, 0), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }) });
+    expect(zero.report.makespan).toBe(0);
+    expect(zero.report.cluster.overheads.taskOverrun).toBe(o);
+  });
+});
