@@ -20,9 +20,10 @@ export interface Overheads {
   /** Seconds of the scheduler's event loop per message batch it reads from or writes to a worker's stream. */
   schedulerMessage: number;
   /**
-   * Seconds by which a task's non-CPU part (a sleep, a wait on I/O) ends late: the kernel wakes
-   * the thread after its timer and a core is free. 0 by default (a task's duration is then
-   * exactly its own); a profile of a loaded machine sets what fidelity/tools/wake.py measured.
+   * Mean seconds by which a task's non-CPU part (a sleep, a wait on I/O) ends late, drawn per
+   * task from an exponential: the kernel wakes the thread after its timer, once a core is free.
+   * 0 by default (a task's duration is then exactly its own); the profile of the fidelity
+   * machine sets what dask's own tasks overran there (docs/sim.md, "Overheads").
    */
   taskOverrun: number;
 }

@@ -14,6 +14,7 @@ import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./dis
 import { HostDisk } from "./host-disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
+import { Rng } from "./rng.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
@@ -60,6 +61,7 @@ class SimulationRun {
   private readonly scheduler: Scheduler;
   private readonly plan: FaultPlan;
   private readonly dice: FaultDice;
+  private readonly overrunDice: Rng;
   private readonly report: ReportBuilder;
   private readonly memory: MemoryMonitor;
   private readonly transport: SimTransport;
@@ -112,6 +114,7 @@ class SimulationRun {
       addresses,
     );
     this.dice = new FaultDice(this.plan, seed);
+    this.overrunDice = Rng.derive(seed, "task-overrun");
     const endpoints = new Map<string, EndpointCapacity>(
       cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
     );
@@ -247,14 +250,25 @@ class SimulationRun {
     return new SimWorker(index, address, worker, disk, this.transport);
   }
 
+  /**
+   * How late a task's sleep ends: exponential with the overheads' taskOverrun as its mean (a
+   * wait for a core is memoryless; dask's measured overruns have a long tail, median below the
+   * mean). Drawn from a stream of its own, so the other random choices of a run stay put, and
+   * not at all when taskOverrun is 0. CPU work and zero-length tasks do not sleep.
+   */
+  private overrun(duration: number): number {
+    const mean = this.cluster.overheads.taskOverrun;
+    if (mean === 0 || duration === 0) return 0;
+    return -mean * Math.log(1 - this.overrunDice.random());
+  }
+
   private taskModel(id: number): TaskModel {
     const g = this.graph;
     const duration = g.duration[id]!;
     const cpu = g.cpuShare[id]!;
     const durations: Record<string, number> = {};
     if (cpu > 0) durations["thread-cpu"] = duration * cpu;
-    // A sleep (or wait) ends late by the overrun; CPU work does not sleep.
-    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + (duration > 0 ? this.cluster.overheads.taskOverrun : 0);
+    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + this.overrun(duration);
     const fail = this.dice.taskFails(g.prefix[id]!, g.failureProbability[id]!, this.clock.now());
     return fail
       ? { durations, outputBytes: g.nbytes[id]!, fail: `simulated failure of ${g.keys[id]}` }
