@@ -17,7 +17,10 @@ export class HostDisk {
   /** Bookings that may still overlap a new request (ended ones are dropped as time passes). */
   private bookings: Booking[] = [];
 
-  constructor(readonly capacity: number) {}
+  constructor(readonly capacity: number) {
+    // No capacity would leave a request waiting forever.
+    if (!(capacity > 0) || !Number.isFinite(capacity)) throw new RangeError(`a host disk needs a positive finite capacity, got ${capacity}`);
+  }
 
   /**
    * Books `bytes` starting at `start` (after any latency) at up to `bandwidth`; returns the time

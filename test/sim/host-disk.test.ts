@@ -144,7 +144,12 @@ describe("simulated hosts' shared disks", () => {
     expect(alone.spill).toEqual(own.spill);
   });
 
-  it("rejects a bad host capacity with its path", async () => {
+  it("rejects a bad host capacity with its path, in a cluster section or as a run option, at once", async () => {
     await expect(simulate(spilling(), { ...base, cluster: { disk: { hostBandwidth: -1 } } })).rejects.toThrow(/disk\.hostBandwidth/);
+    // As an option it was not checked, and a capacity of 0 left the first spill waiting forever.
+    await expect(simulate(spilling(), { ...base, disk: { hostBandwidth: 0 } })).rejects.toThrow("option disk.hostBandwidth must be a positive number, got 0");
+    await expect(simulate(spilling(), { ...base, disk: { bandwidth: 0 } })).rejects.toThrow("option disk.bandwidth must be a positive number, got 0");
+    await expect(simulate(spilling(), { ...base, disk: { latency: -1 } })).rejects.toThrow("option disk.latency must be seconds ≥ 0, got -1");
+    expect(() => new HostDisk(0)).toThrow(/positive finite capacity/);
   });
 });
