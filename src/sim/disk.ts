@@ -14,8 +14,8 @@ export interface DiskParameters {
   bandwidth: number;
   /** Seconds per operation (default 0.0001). */
   latency: number;
-  /** Bytes per second that the disks of one host's workers share (HostDisk); null: each worker's disk is its own (the default). */
-  hostBandwidth: number | null;
+  /** Bytes per second that the disks of one host's workers share (HostDisk); null or absent: each worker's disk is its own (the default). */
+  hostBandwidth?: number | null;
 }
 
 export const DEFAULT_DISK: DiskParameters = { bandwidth: 500e6, latency: 0.0001, hostBandwidth: null };
@@ -60,7 +60,7 @@ export class VirtualDisk implements SpillStore {
    */
   constructor(
     private readonly clock: WorkerClock,
-    private readonly parameters: Pick<DiskParameters, "bandwidth" | "latency">,
+    private readonly parameters: DiskParameters,
     private readonly onService?: (seconds: number) => void,
     private readonly host?: HostDisk,
   ) {}

@@ -178,7 +178,7 @@ class SimulationRun {
     this.nextProgress = this.progressStep;
     // One shared disk per host when the cluster says its workers' disks share a capacity.
     const hostDisks = new Map<number, HostDisk>();
-    const hostBandwidth = cluster.disk.hostBandwidth;
+    const hostBandwidth = cluster.disk.hostBandwidth ?? null;
     for (let i = 0; i < this.nworkers; i++) {
       const host = cluster.workers[i]!.host;
       let shared: HostDisk | undefined;
@@ -503,7 +503,7 @@ class SimulationRun {
       }),
       cluster: {
         network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth, loopBandwidth: c.loopBandwidth },
-        disk: { ...c.disk },
+        disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null },
         overheads: { ...c.overheads },
         memory: { ...c.memory },
         schedulerLoopSeconds: this.scheduler.decisionSeconds,
