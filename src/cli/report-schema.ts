@@ -63,7 +63,7 @@ const clusterSummary = z.object({
     hostBandwidth: z.number().positive().nullable(),
     loopBandwidth: z.number().positive().nullable(),
   }),
-  disk: z.object({ bandwidth: z.number().positive(), latency: nonNegative }),
+  disk: z.object({ bandwidth: z.number().positive(), latency: nonNegative, hostBandwidth: z.number().positive().nullable() }),
   overheads: z.object({
     messageLatency: nonNegative,
     schedulerBatch: nonNegative,
@@ -72,6 +72,7 @@ const clusterSummary = z.object({
     workerMessage: nonNegative,
     schedulerDecision: nonNegative,
     schedulerMessage: nonNegative,
+    taskOverrun: nonNegative,
   }),
   memory: z.object({ target: fraction, spill: fraction, pause: fraction, terminate: fraction, unmanaged: nonNegative, unmanagedPerTask: nonNegative, monitorInterval: nonNegative }),
   schedulerLoopSeconds: nonNegative,

@@ -63,10 +63,13 @@ export const overheadsSchema = z
     workerMessage: seconds.optional(),
     schedulerDecision: seconds.optional(),
     schedulerMessage: seconds.optional(),
+    taskOverrun: seconds.optional(),
   })
   .strict();
 
-export const diskSchema = z.object({ bandwidth: bytes("positive").optional(), latency: seconds.optional() }).strict();
+export const diskSchema = z
+  .object({ bandwidth: bytes("positive").optional(), latency: seconds.optional(), hostBandwidth: bytes("positive").nullable().optional() })
+  .strict();
 
 const clusterFields = {
   workers: workerCount.optional(),

@@ -1,10 +1,12 @@
 // The slow tier of each simulated worker: a virtual disk that keeps spilled values in
 // memory and reports how long each read and write would have taken. One disk per worker,
 // serving one request at a time: a request issued while the disk is busy waits its turn,
-// and that wait is part of its modelled duration.
+// and that wait is part of its modelled duration. The disks of one host may share a capacity
+// (host-disk.ts): the worker processes of a machine spill onto one disk and page cache.
 import type { ModelledDuration, ModelledRead, SpillStore } from "../spill/store.js";
 import type { Serializer } from "../spill/serializer.js";
 import type { WorkerClock } from "../worker/clock.js";
+import type { HostDisk } from "./host-disk.js";
 import { isSimulatedData, type SimulatedData } from "./simulated-data.js";
 
 export interface DiskParameters {
@@ -12,9 +14,11 @@ export interface DiskParameters {
   bandwidth: number;
   /** Seconds per operation (default 0.0001). */
   latency: number;
+  /** Bytes per second that the disks of one host's workers share (HostDisk); null or absent: each worker's disk is its own (the default). */
+  hostBandwidth?: number | null;
 }
 
-export const DEFAULT_DISK: DiskParameters = { bandwidth: 500e6, latency: 0.0001 };
+export const DEFAULT_DISK: DiskParameters = { bandwidth: 500e6, latency: 0.0001, hostBandwidth: null };
 
 /**
  * The "serialized bytes" of a SimulatedData: an empty buffer whose byteLength reports the
@@ -49,11 +53,16 @@ export class VirtualDisk implements SpillStore {
   /** Totals of what this disk did, modelled seconds included. */
   readonly totals = { bytesWritten: 0, bytesRead: 0, writes: 0, reads: 0, busySeconds: 0 };
 
-  /** `onService`: told the service time of every request (the simulator books its worker's event loop with it: dask spills and unspills on the loop). */
+  /**
+   * `onService`: told the service time of every request (the simulator books its worker's event
+   * loop with it: dask spills and unspills on the loop). `host`: the capacity this disk shares
+   * with the other disks of its host, if any.
+   */
   constructor(
     private readonly clock: WorkerClock,
     private readonly parameters: DiskParameters,
     private readonly onService?: (seconds: number) => void,
+    private readonly host?: HostDisk,
   ) {}
 
   /** Time at which the disk has finished every request issued so far. */
@@ -89,7 +98,9 @@ export class VirtualDisk implements SpillStore {
   private occupy(bytes: number): number {
     const now = this.clock.now();
     const start = Math.max(now, this.busyUntil);
-    const service = this.parameters.latency + bytes / this.parameters.bandwidth;
+    const { latency, bandwidth } = this.parameters;
+    const service =
+      this.host === undefined ? latency + bytes / bandwidth : this.host.book(start + latency, bytes, bandwidth, now) - start;
     this.busyUntil = start + service;
     this.totals.busySeconds += service;
     this.onService?.(service);

@@ -67,6 +67,7 @@ export {
   type MaxMinParameters,
 } from "./network/index.js";
 export { VirtualDisk, ModelledBytes, simulatedDataSerializer, DEFAULT_DISK, type DiskParameters } from "./disk.js";
+export { HostDisk } from "./host-disk.js";
 export { MEMORY_FRACTIONS, DEFAULT_MEMORY_MODEL, MemoryMonitor, type MemoryModel, type MemoryCheck } from "./memory.js";
 export { DEFAULT_OVERHEADS, NO_OVERHEADS, type Overheads } from "./overheads.js";
 export { BatchedLink, SerialLoop } from "./control-plane.js";

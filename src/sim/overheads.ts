@@ -19,6 +19,13 @@ export interface Overheads {
   schedulerDecision: number;
   /** Seconds of the scheduler's event loop per message batch it reads from or writes to a worker's stream. */
   schedulerMessage: number;
+  /**
+   * Mean seconds by which a task's non-CPU part (a sleep, a wait on I/O) ends late, drawn per
+   * task from an exponential: the kernel wakes the thread after its timer, once a core is free.
+   * 0 by default (a task's duration is then exactly its own); the profile of the fidelity
+   * machine sets what dask's own tasks overran there (docs/sim.md, "Overheads").
+   */
+  taskOverrun: number;
 }
 
 /**
@@ -34,6 +41,7 @@ export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
   workerMessage: 0.0001,
   schedulerDecision: 0.00062,
   schedulerMessage: 0,
+  taskOverrun: 0,
 });
 
 export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
@@ -44,4 +52,5 @@ export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
   workerMessage: 0,
   schedulerDecision: 0,
   schedulerMessage: 0,
+  taskOverrun: 0,
 });

@@ -84,7 +84,7 @@ export function threadTimeCloses(time: Pick<WorkerThreadTime, "total" | "capacit
 export interface ClusterSummary {
   /** `loopBandwidth`: bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); null: no such limit. */
   network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null; loopBandwidth: number | null };
-  disk: { bandwidth: number; latency: number };
+  disk: { bandwidth: number; latency: number; hostBandwidth: number | null };
   overheads: import("./overheads.js").Overheads;
   memory: import("./memory.js").MemoryModel;
   /** Seconds the scheduler's loop spent deciding where tasks go (schedulerDecision per task sent). */
@@ -220,8 +220,8 @@ export interface SimOptions {
    * `cluster`; the options above and below override it. Validated here (SpecError with paths).
    */
   cluster?: import("./cluster-spec.js").ClusterProfileInput;
-  /** The virtual disk of every worker (defaults: 500e6 bytes/s, 0.0001 s per operation). */
-  disk?: { bandwidth?: number; latency?: number };
+  /** The virtual disk of every worker (defaults: 500e6 bytes/s, 0.0001 s per operation; hostBandwidth: what the disks of one host share, none by default). */
+  disk?: { bandwidth?: number; latency?: number; hostBandwidth?: number | null };
   /** Bytes of disk each worker may spill (false = unlimited, the default). */
   maxSpill?: number | false;
   /** Extra faults, added to the workload's own (same format as the spec's `faults`). */

@@ -65,6 +65,11 @@ export function checkOptions(input: SimInput, options: SimOptions): number {
     throw new SimulationError(`option memoryLimit must be a positive number of bytes or null, got ${options.memoryLimit}`);
   }
   if (options.latency !== undefined && !(options.latency >= 0)) throw new SimulationError(`option latency must be seconds ≥ 0, got ${options.latency}`);
+  // A disk of no capacity would never finish a request: the run would spin, not fail.
+  positiveOption(options.disk?.bandwidth, "disk.bandwidth", false, LIMITS.bytes);
+  positiveOption(options.disk?.hostBandwidth ?? undefined, "disk.hostBandwidth", false, LIMITS.bytes);
+  const diskLatency = options.disk?.latency;
+  if (diskLatency !== undefined && !(diskLatency >= 0 && Number.isFinite(diskLatency))) throw new SimulationError(`option disk.latency must be seconds ≥ 0, got ${diskLatency}`);
   return seed;
 }
 

@@ -11,8 +11,10 @@ import { validateClusterProfile } from "./cluster-spec.js";
 import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
+import { HostDisk } from "./host-disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
+import { Rng } from "./rng.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
@@ -59,6 +61,7 @@ class SimulationRun {
   private readonly scheduler: Scheduler;
   private readonly plan: FaultPlan;
   private readonly dice: FaultDice;
+  private readonly overrunDice: Rng;
   private readonly report: ReportBuilder;
   private readonly memory: MemoryMonitor;
   private readonly transport: SimTransport;
@@ -111,6 +114,7 @@ class SimulationRun {
       addresses,
     );
     this.dice = new FaultDice(this.plan, seed);
+    this.overrunDice = Rng.derive(seed, "task-overrun");
     const endpoints = new Map<string, EndpointCapacity>(
       cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
     );
@@ -172,13 +176,24 @@ class SimulationRun {
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
     this.nextProgress = this.progressStep;
-    for (let i = 0; i < this.nworkers; i++) this.workers.push(this.createWorker(i, addresses[i]!, cluster.disk));
+    // One shared disk per host when the cluster says its workers' disks share a capacity.
+    const hostDisks = new Map<number, HostDisk>();
+    const hostBandwidth = cluster.disk.hostBandwidth ?? null;
+    for (let i = 0; i < this.nworkers; i++) {
+      const host = cluster.workers[i]!.host;
+      let shared: HostDisk | undefined;
+      if (hostBandwidth !== null) {
+        shared = hostDisks.get(host);
+        if (shared === undefined) hostDisks.set(host, (shared = new HostDisk(hostBandwidth)));
+      }
+      this.workers.push(this.createWorker(i, addresses[i]!, cluster.disk, shared));
+    }
   }
 
-  private createWorker(index: number, address: string, diskParameters: DiskParameters): SimWorker {
+  private createWorker(index: number, address: string, diskParameters: DiskParameters, hostDisk: HostDisk | undefined): SimWorker {
     // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
     const loop = this.loops[index]!;
-    const disk = new VirtualDisk(this.clock, diskParameters, loop.doneCost > 0 ? (seconds) => void loop.reserve(seconds) : undefined);
+    const disk = new VirtualDisk(this.clock, diskParameters, loop.doneCost > 0 ? (seconds) => void loop.reserve(seconds) : undefined, hostDisk);
     const limit = this.cluster.workers[index]!.memoryLimit;
     const target = this.cluster.memory.target;
     const collectSpans = this.options.collectSpans === true;
@@ -235,13 +250,25 @@ class SimulationRun {
     return new SimWorker(index, address, worker, disk, this.transport);
   }
 
+  /**
+   * How late a task's sleep ends: exponential with the overheads' taskOverrun as its mean (a
+   * wait for a core is memoryless; dask's measured overruns have a long tail, median below the
+   * mean). Drawn from a stream of its own, so the other random choices of a run stay put, and
+   * not at all when taskOverrun is 0. CPU work and zero-length tasks do not sleep.
+   */
+  private overrun(duration: number): number {
+    const mean = this.cluster.overheads.taskOverrun;
+    if (mean === 0 || duration === 0) return 0;
+    return -mean * Math.log(1 - this.overrunDice.random());
+  }
+
   private taskModel(id: number): TaskModel {
     const g = this.graph;
     const duration = g.duration[id]!;
     const cpu = g.cpuShare[id]!;
     const durations: Record<string, number> = {};
     if (cpu > 0) durations["thread-cpu"] = duration * cpu;
-    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu);
+    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + this.overrun(duration);
     const fail = this.dice.taskFails(g.prefix[id]!, g.failureProbability[id]!, this.clock.now());
     return fail
       ? { durations, outputBytes: g.nbytes[id]!, fail: `simulated failure of ${g.keys[id]}` }
@@ -476,7 +503,7 @@ class SimulationRun {
       }),
       cluster: {
         network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth, loopBandwidth: c.loopBandwidth },
-        disk: { ...c.disk },
+        disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null },
         overheads: { ...c.overheads },
         memory: { ...c.memory },
         schedulerLoopSeconds: this.scheduler.decisionSeconds,

@@ -249,3 +249,47 @@ describe("the worker's cost per scheduler message", () => {
     for (let i = 2; i < n; i++) expect(records[i]!.start - records[i - 1]!.end).toBeCloseTo(2 * m, 12);
   });
 });
+
+describe("a task's overrun", () => {
+  function sleeping(n: number, duration: number, cpuShare: number): Workload {
+    const builder = new GraphBuilder();
+    for (let i = 0; i < n; i++) {
+      const id = builder.addTask({ key: `s-${i}`, prefix: "s", duration, nbytes: 10, cpuShare });
+      if (i > 0) builder.addDependency(id, id - 1);
+    }
+    return { name: "sleeping", description: "", graph: builder.build("sleeping"), faults: [], cluster: {} };
+  }
+
+  it("a chain of sleeping tasks takes n × duration + its overruns: each ≥ 0, exponential with taskOverrun as mean, thread-noncpu time", async () => {
+    const o = 0.0005;
+    const n = 2000;
+    const d = 0.005;
+    const { report } = await simulate(sleeping(n, d, 0), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }), validate: true, seed: 7 });
+    const overruns = report.taskRecords.map((r) => r.end - r.start - d);
+    for (const x of overruns) expect(x).toBeGreaterThanOrEqual(-1e-9);
+    const total = overruns.reduce((a, b) => a + b, 0);
+    expect(report.makespan).toBeCloseTo(n * d + total, 9);
+    // 2000 draws of an exponential: the mean within 3 standard errors (o / √n each), the median near o ln 2.
+    expect(Math.abs(total / n - o)).toBeLessThan((3 * o) / Math.sqrt(n));
+    const sorted = [...overruns].sort((a, b) => a - b);
+    expect(sorted[n / 2]! / (o * Math.LN2)).toBeGreaterThan(0.85);
+    expect(sorted[n / 2]! / (o * Math.LN2)).toBeLessThan(1.15);
+    expect(metric(report, "execute", "s", "thread-noncpu", "seconds")).toBeCloseTo(n * d + total, 6);
+    // The same seed draws the same overruns.
+    const again = await simulate(sleeping(n, d, 0), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }), seed: 7 });
+    expect(again.report.makespan).toBe(report.makespan);
+  });
+
+  it("only the part that sleeps wakes late: CPU work and zero-length tasks take their own time", async () => {
+    const o = 0.001;
+    const cpu = await simulate(sleeping(4, 0.01, 1), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }) });
+    expect(cpu.report.makespan).toBeCloseTo(4 * 0.01, 12);
+    const half = await simulate(sleeping(4, 0.01, 0.5), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }) });
+    expect(half.report.makespan).toBeGreaterThan(4 * 0.01);
+    const zero = await simulate(sleeping(4, 0, 0), { workers: 1, threads: 1, network: "instant", cluster: only({ taskOverrun: o }) });
+    expect(zero.report.makespan).toBe(0);
+    expect(zero.report.cluster.overheads.taskOverrun).toBe(o);
+    const none = await simulate(sleeping(4, 0.01, 0), { workers: 1, threads: 1, network: "instant", cluster: only({}) });
+    expect(none.report.makespan).toBeCloseTo(4 * 0.01, 12);
+  });
+});
