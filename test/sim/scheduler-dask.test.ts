@@ -63,6 +63,46 @@ describe("dask placement: worker_objective", () => {
   });
 });
 
+describe("dask placement: a placed join's fetch counts on its worker until add-keys", () => {
+  // The shuffle's joins (issue 15): the split-holder w0 is busy, so join-0 goes to w1 and w1's
+  // occupancy gains join-0 (unknown prefix: 0.5 s) plus the 50 MB it must fetch (0.5 s at the
+  // 100 MB/s estimate) until the worker's add-keys says the bytes landed (scheduler.md §4). a-0
+  // on w0 feeds four x tasks (50 MB each; four is not root-ish on 2 threads, so all go to a-0's
+  // holder); b-0 (10 MB) on w1; join-i needs x-i and b-0.
+  function secondJoinPlacement(fetchLanded: boolean): [number, number] {
+    const xs = Array.from({ length: 4 }, (_, i): [string, string[]] => [`x-${i}`, ["a-0"]]);
+    const graph = graphOf([["a-0", []], ["b-0", []], ...xs, ["join-0", ["x-0", "b-0"]], ["join-1", ["x-1", "b-0"]]]);
+    const h = harness(graph, 2);
+    h.scheduler.start();
+    const [a, b] = h.flush().map((events) => h.computes(events)[0]!);
+    h.finish(0, a!);
+    h.finish(1, b!, 10e6);
+    const x = h.computes(h.flush()[0]!);
+    expect(x.map((e) => e.key)).toEqual(["x-0", "x-1", "x-2", "x-3"]);
+    const where = (key: string): number => h.flush().findIndex((events) => h.computes(events).some((e) => e.key === key));
+    const workers = h.scheduler.cluster.workers;
+    // x learns 0.5 s: w0 has 3 × 0.5 = 1.5 s left and lacks b-0 (0.1 s); w1 lacks x-0 (0.5 s).
+    h.finish(0, x[0]!, 50e6, [0, 0.5]);
+    const first = where("join-0");
+    expect(workers[1]!.occupancy).toBe(1); // join-0's 0.5 s + 50 MB / 100 MB/s still to fetch
+    if (fetchLanded) {
+      h.scheduler.handleMessage(1, AddKeysMsg({ keys: ["x-0"], stimulusId: "fetched" }));
+      expect(workers[1]!.occupancy).toBe(0.5);
+    }
+    // w0: 2 × 0.5 + 0.1 = 1.1 s; w1: 1 s (in flight) or 0.5 s (landed), + 0.5 s for x-1.
+    h.finish(0, x[1]!, 50e6, [0.5, 1]);
+    return [first, where("join-1")];
+  }
+
+  it("sends the next join to the busy holder while the idle worker's fetch is in flight", () => {
+    expect(secondJoinPlacement(false)).toEqual([1, 0]); // 1.1 s < 1.5 s
+  });
+
+  it("sends it to the idle worker once that fetch has landed", () => {
+    expect(secondJoinPlacement(true)).toEqual([1, 1]); // 1.0 s < 1.1 s
+  });
+});
+
 describe("dask placement: root-ish queuing", () => {
   const roots = (n: number): Array<[string, string[]]> => Array.from({ length: n }, (_, i) => [`map-${i}`, []]);
 

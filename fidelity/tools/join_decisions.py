@@ -1,0 +1,94 @@
+"""dask 2022.12.1's own placement decisions for one prefix, logged inside the scheduler.
+
+Runs a compiled graph (from `sim.mjs dump`, e.g. ../shared/fidelity/graphs/shuffle-s1.json)
+with the fidelity driver (../shared/fidelity/dask_driver.py: a fresh LocalCluster per run),
+with `SchedulerState.decide_worker_non_rootish` wrapped (LocalCluster's scheduler runs in this
+process): for every task of PREFIX placed, each candidate worker's occupancy, processing
+count, `_network_occ` (bytes still to fetch for its tasks), `worker_objective` start time,
+the scheduler's bandwidth estimate and the worker chosen. Steal confirmations are counted.
+
+    /usr/bin/python3 fidelity/tools/join_decisions.py ../shared/fidelity/graphs/shuffle-s1.json \\
+        --prefix join --runs 3 --out decisions.json [--driver ../shared/fidelity]
+
+Prints one line per decision (time since the run's first one) and one summary line per run.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+LOG = []
+
+
+def install(prefix):
+    from distributed import scheduler, stealing
+
+    decide = scheduler.SchedulerState.decide_worker_non_rootish
+
+    def traced(self, ts):
+        ws = decide(self, ts)
+        if ts.key.startswith(prefix + "-"):
+            candidates = sorted({w for dts in ts.dependencies for w in dts.who_has}, key=lambda w: w.address)
+            LOG.append({
+                "t": time.time(), "key": ts.key, "bandwidth": self.bandwidth, "chosen": ws.address if ws else None,
+                "candidates": [{"worker": c.address, "occupancy": c.occupancy, "processing": len(c.processing),
+                                "network_occ": c._network_occ, "objective": self.worker_objective(ts, c)[0],
+                                "nbytes": c.nbytes} for c in candidates],
+            })
+        return ws
+
+    scheduler.SchedulerState.decide_worker_non_rootish = traced
+    confirm = stealing.WorkStealing.move_task_confirm
+
+    async def traced_confirm(self, *args, **kwargs):
+        LOG.append({"t": time.time(), "steal": kwargs.get("key"), "state": kwargs.get("state")})
+        return await confirm(self, *args, **kwargs)
+
+    stealing.WorkStealing.move_task_confirm = traced_confirm
+
+
+def show(run, decisions):
+    placed = [d for d in decisions if "key" in d]
+    steals = [d for d in decisions if "steal" in d]
+    if not placed:
+        print(f"run {run['run']}: no decision logged")
+        return
+    addresses = sorted({c["worker"] for d in placed for c in d["candidates"]})
+    t0 = placed[0]["t"]
+    for d in placed:
+        cells = " | ".join(
+            f"w{addresses.index(c['worker'])} occ={c['occupancy']:.3f} proc={c['processing']} "
+            f"net={c['network_occ'] / 1e6:.0f}MB obj={c['objective']:.3f}" for c in d["candidates"])
+        print(f"  +{d['t'] - t0:.3f} {d['key']:<8} bw={d['bandwidth'] / 1e6:5.1f} {cells} -> w{addresses.index(d['chosen'])}")
+    per_worker = [sum(1 for d in placed if d["chosen"] == a) for a in addresses]
+    print(f"run {run['run']}: makespan {run['makespan']:.3f} s, load {run['load_before']['1m']}, "
+          f"placed per worker {per_worker}, steal answers {len(steals)}", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("graph")
+    p.add_argument("--prefix", default="join")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--out", required=True)
+    p.add_argument("--driver", default="../shared/fidelity", help="the folder of dask_driver.py")
+    a = p.parse_args()
+    sys.path.insert(0, os.path.abspath(a.driver))
+    import dask_driver
+
+    install(a.prefix)
+    with open(a.graph) as f:
+        graph = json.load(f)
+    out = []
+    for i in range(a.runs):
+        LOG.clear()
+        run = dask_driver.one_run(graph, i)
+        out.append({"run": run, "decisions": list(LOG)})
+        show(run, LOG)
+        with open(a.out, "w") as f:
+            json.dump(out, f)
+
+
+if __name__ == "__main__":
+    main()
