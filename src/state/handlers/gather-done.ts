@@ -38,8 +38,7 @@ function gatherDepDoneCommon(core: StateCore, ev: GatherDepDoneEvent): TaskState
       continue;
     }
     ts.done = true;
-    ts.comingFrom = null;
-    core.inFlightTasks.delete(ts);
+    core.clearComingFrom(ts);
     tasks.push(ts);
   }
   return tasks;
