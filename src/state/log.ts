@@ -142,14 +142,8 @@ export class StateLog {
     stimulusId: string,
     seq: number,
   ): void {
-    const j = this.slot(TRANSITION, stimulusId, seq);
-    if (j < 0) return;
-    const slots = this.slots;
-    slots[j + 1] = key;
-    slots[j + 2] = start;
-    slots[j + 3] = finish;
-    slots[j + 4] = final;
-    slots[j + 5] = recs;
+    const j = this.transitionSlot(TRANSITION, key, start, finish, final, stimulusId, seq);
+    if (j >= 0) this.slots[j + 5] = recs;
   }
 
   /**
@@ -166,15 +160,22 @@ export class StateLog {
     stimulusId: string,
     seq: number,
   ): void {
-    const j = this.slot(TRANSITION_ONE_REC, stimulusId, seq);
+    const j = this.transitionSlot(TRANSITION_ONE_REC, key, start, finish, final, stimulusId, seq);
     if (j < 0) return;
+    this.slots[j + 5] = recKey;
+    this.slots[j + 6] = recFinish;
+  }
+
+  /** `slot` with the fields both transition entries share written (-1: capacity 0). */
+  private transitionSlot(kind: number, key: string, start: string, finish: string, final: string, stimulusId: string, seq: number): number {
+    const j = this.slot(kind, stimulusId, seq);
+    if (j < 0) return j;
     const slots = this.slots;
     slots[j + 1] = key;
     slots[j + 2] = start;
     slots[j + 3] = finish;
     slots[j + 4] = final;
-    slots[j + 5] = recKey;
-    slots[j + 6] = recFinish;
+    return j;
   }
 
   /** `[key, tag, stimulusId, seq]` (also `["free-keys", keys, stimulusId, seq]`) */
