@@ -87,7 +87,6 @@ export class StateCore {
   readonly dataNeeded = new Map<string, PrioritySet<TaskState>>();
   fetchCount = 0;
   readonly missingDepFlight = new Set<TaskState>();
-  readonly inFlightTasks = new Set<TaskState>();
   /** The outstanding GatherDeps (written only by setInFlight/clearInFlight). */
   private readonly gathers = new InFlightGathers();
   readonly busyWorkers = new Set<string>();
@@ -163,6 +162,25 @@ export class StateCore {
 
   get transferIncomingCount(): number {
     return this.gathers.size;
+  }
+
+  /** The tasks in flight: `comingFrom` set (built when first read; see InFlightGathers). */
+  get inFlightTasks(): Set<TaskState> {
+    return this.gathers.tasks;
+  }
+
+  get inFlightTasksCount(): number {
+    return this.gathers.taskCount;
+  }
+
+  /** `ts` (in the GatherDep just sent to `worker`) is coming from it. */
+  setComingFrom(ts: TaskState, worker: string): void {
+    this.gathers.arrive(ts, worker);
+  }
+
+  /** `ts` is no longer in flight (a no-op when it was not). */
+  clearComingFrom(ts: TaskState): void {
+    this.gathers.depart(ts);
   }
 
   /** worker → the keys of its outstanding GatherDep (built when first read). */
@@ -402,24 +420,39 @@ export class StateCore {
 
   /**
    * Scratch for a handler that ensures tasks and then updates their holders: the tasks it
-   * just looked up, in order, so that `updateWhoHas` need not look them up again. Emptied
-   * by `updateWhoHas`.
+   * just looked up (`noteEnsured`), in order, so that `updateWhoHas` need not look them up
+   * again; the first `ensuredCount` entries are this handler's. Never emptied by setting
+   * its length (V8 then drops the backing store, and every compute-task grew a new one):
+   * `updateWhoHas` clears the slots it read.
    */
-  readonly ensuredTasks: TaskState[] = [];
+  private readonly ensuredTasks: (TaskState | undefined)[] = [];
+  private ensuredCount = 0;
+
+  /** Start a handler's list of ensured tasks (see `ensuredTasks`). */
+  startEnsured(): void {
+    for (let i = 0; i < this.ensuredCount; i++) this.ensuredTasks[i] = undefined;
+    this.ensuredCount = 0;
+  }
+
+  noteEnsured(ts: TaskState): void {
+    this.ensuredTasks[this.ensuredCount++] = ts;
+  }
 
   /**
-   * dask's `_update_who_has`. `ensured` (usually `ensuredTasks`): tasks just looked up, in
-   * the order the handler met their keys; a key of `whoHas` that comes next in it is not
-   * looked up again (for a compute-task, whoHas and nbytes list the same keys in the same
-   * order), any other key is.
+   * dask's `_update_who_has`. With `hinted`, the tasks noted since `startEnsured` are the
+   * ones just looked up, in the order the handler met their keys: a key of `whoHas` that
+   * comes next among them is not looked up again (for a compute-task, whoHas and nbytes list
+   * the same keys in the same order), any other key is.
    */
-  updateWhoHas(whoHas: Readonly<Record<Key, readonly string[]>>, ensured: TaskState[] | null = null): void {
+  updateWhoHas(whoHas: Readonly<Record<Key, readonly string[]>>, hinted = false): void {
+    const ensured = this.ensuredTasks;
+    const count = hinted ? this.ensuredCount : 0;
     let next = 0;
     for (const key in whoHas) {
       let ts: TaskState | undefined;
-      const hinted = ensured === null ? undefined : ensured[next];
-      if (hinted !== undefined && hinted.key === key) {
-        ts = hinted;
+      const hint = next < count ? ensured[next] : undefined;
+      if (hint !== undefined && hint.key === key) {
+        ts = hint;
         next++;
       } else {
         ts = this.tasks.get(key);
@@ -450,7 +483,7 @@ export class StateCore {
       }
       ts._whoHas = replacedLinks(current, workers);
     }
-    if (ensured !== null) ensured.length = 0;
+    if (hinted) this.startEnsured();
   }
 
   resourcesSatisfied(ts: TaskState): boolean {

@@ -1,5 +1,6 @@
 // The outstanding GatherDeps of one worker state: for each peer, the tasks its GatherDep was
-// sent for (what the returning gather walks), and the public worker → keys view of them.
+// sent for (what the returning gather walks), the public worker → keys view of them, and
+// the tasks still coming (the public `inFlightTasks`).
 import type { Key } from "./events.js";
 import type { TaskState } from "./task-state.js";
 
@@ -18,8 +19,56 @@ export class InFlightGathers {
    */
   private index: Map<string, Set<Key>> | null = null;
 
+  /**
+   * How many tasks are in flight: those whose `comingFrom` is set (validateFlight), which
+   * only `arrive` and `depart` write. Each is in the list sent to its `comingFrom`.
+   */
+  private tasksInFlight = 0;
+  /**
+   * The public `inFlightTasks`: built from `sent` the first time anything reads it, and kept
+   * up to date from then on. Until then a Set add and delete per gathered key (W2: 20,000 of
+   * each per run, with the Set growing to 400 and shrinking back every round) would keep a
+   * Set nothing reads.
+   */
+  private taskIndex: Set<TaskState> | null = null;
+
   get size(): number {
     return this.sent.size;
+  }
+
+  get taskCount(): number {
+    return this.tasksInFlight;
+  }
+
+  /** `ts` is now coming from `worker` (whose GatherDep lists it). */
+  arrive(ts: TaskState, worker: string): void {
+    if (ts.comingFrom === null) this.tasksInFlight++;
+    ts.comingFrom = worker;
+    if (this.taskIndex !== null) this.taskIndex.add(ts);
+  }
+
+  /** `ts` is no longer coming from anywhere (returned, scattered meanwhile, or purged). */
+  depart(ts: TaskState): void {
+    if (ts.comingFrom === null) return;
+    ts.comingFrom = null;
+    this.tasksInFlight--;
+    if (this.taskIndex !== null) this.taskIndex.delete(ts);
+  }
+
+  /** The tasks in flight (built when first read). */
+  get tasks(): Set<TaskState> {
+    let index = this.taskIndex;
+    if (index === null) {
+      index = new Set();
+      for (const [worker, tasks] of this.sent) {
+        for (let i = 0; i < tasks.length; i++) {
+          const ts = tasks[i] as TaskState;
+          if (ts.comingFrom === worker) index.add(ts);
+        }
+      }
+      this.taskIndex = index;
+    }
+    return index;
   }
 
   has(worker: string): boolean {

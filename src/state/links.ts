@@ -75,10 +75,13 @@ export function withLink<T>(of: Links<T>, item: T): Links<T> {
 /**
  * `[a, b]` with room for four: a two-element literal that is pushed to grows a 20-slot
  * backing store (176 bytes, kept as long as the task), this one keeps 4 (48 bytes).
+ * Shortened by `pop`, which optimised code does inline: a `length` store goes through the
+ * runtime's accessor (with the one in withoutLink, 0.8 % of W2's instructions).
  */
 function pair<T>(a: T, b: T): T[] {
   const list = [a, b, b, b];
-  list.length = 2;
+  list.pop();
+  list.pop();
   return list;
 }
 
@@ -91,7 +94,7 @@ export function withoutLink<T>(of: Links<T>, item: T): Links<T> {
     if (i < 0) return of;
     if (links.length === 2) return wrap(links[1 - i] as T);
     for (let j = i + 1; j < links.length; j++) links[j - 1] = links[j] as T;
-    links.length--;
+    links.pop();
     return of;
   }
   if (links instanceof Set) {

@@ -153,7 +153,7 @@ export class WorkerState {
     return this._core.executing.size;
   }
   get inFlightTasksCount(): number {
-    return this._core.inFlightTasks.size;
+    return this._core.inFlightTasksCount;
   }
   /** Number of stimuli handled so far; the last field of every log entry. */
   get stimulusSeq(): number {

@@ -71,16 +71,15 @@ export function handleComputeTask(
 
   if (core.validate) validateDependencies(ev);
 
-  const deps = core.ensuredTasks;
-  deps.length = 0;
+  core.startEnsured();
   for (const depKey in ev.nbytes) {
     const dep = core.ensureTaskExists(depKey, priority, ev.stimulusId);
     if (dep.state !== "memory") dep.nbytes = ev.nbytes[depKey] as number;
     ts._dependencies = withLink(ts._dependencies, dep);
     dep._dependents = withLink(dep._dependents, ts);
-    deps.push(dep);
+    core.noteEnsured(dep);
   }
-  core.updateWhoHas(ev.whoHas, deps);
+  core.updateWhoHas(ev.whoHas, true);
   // A dependency stuck in missing that this event names holders for is fetched now. dask
   // leaves it missing-with-holders (an invalid state) when the dependent does not go
   // through released → waiting (e.g. it became resumed(flight → waiting)). Every missing

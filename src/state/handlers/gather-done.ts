@@ -38,8 +38,7 @@ function gatherDepDoneCommon(core: StateCore, ev: GatherDepDoneEvent): TaskState
       continue;
     }
     ts.done = true;
-    ts.comingFrom = null;
-    core.inFlightTasks.delete(ts);
+    core.clearComingFrom(ts);
     tasks.push(ts);
   }
   return tasks;
@@ -47,9 +46,13 @@ function gatherDepDoneCommon(core: StateCore, ev: GatherDepDoneEvent): TaskState
 
 function handleSuccess(core: StateCore, ev: GatherDepSuccessEvent, recs: RecommendationStack): void {
   const data = ev.data;
+  // In a record without a prototype (records.ts) a value other than undefined is the key's
+  // own: one hashed lookup per key instead of two (hasOwnProperty, then the value).
+  const bare = Object.getPrototypeOf(data) === null;
   for (const ts of gatherDepDoneCommon(core, ev)) {
-    if (Object.prototype.hasOwnProperty.call(data, ts.key)) {
-      recs.add(ts, Rec.memory(data[ts.key], ts.runId));
+    const value = data[ts.key];
+    if ((bare && value !== undefined) || Object.prototype.hasOwnProperty.call(data, ts.key)) {
+      recs.add(ts, Rec.memory(value, ts.runId));
       continue;
     }
     core.log.tagged(ts.key, "missing-dep", ev.stimulusId, core.stimulusSeq);

@@ -57,17 +57,16 @@ export function handleAcquireReplicas(core: StateCore, ev: AcquireReplicasEvent,
       }
     }
   }
-  const ensured = core.ensuredTasks;
-  ensured.length = 0;
+  core.startEnsured();
   for (const key in ev.nbytes) {
     const ts = core.ensureTaskExists(key, REPLICA_PRIORITY, ev.stimulusId);
     if (ts.state !== "memory") {
       ts.nbytes = ev.nbytes[key] as number;
       recs.add(ts, Rec.fetch);
     }
-    ensured.push(ts);
+    core.noteEnsured(ts);
   }
-  core.updateWhoHas(ev.whoHas, ensured);
+  core.updateWhoHas(ev.whoHas, true);
 }
 
 export function handleRefreshWhoHas(core: StateCore, ev: RefreshWhoHasEvent, recs: RecommendationStack): void {

@@ -16,8 +16,7 @@ export const fetchFlight: TransitionFn<"fetch", "flight"> = (core, ts, rec, _rec
   }
   ts.done = false;
   ts.state = "flight";
-  ts.comingFrom = rec.worker;
-  core.inFlightTasks.add(ts);
+  core.setComingFrom(ts, rec.worker);
   core.fetchCount--;
 };
 
@@ -34,7 +33,7 @@ export const fetchReleased: TransitionFn<"fetch", "released"> = (core, ts, _rec,
 /** A no-op while the gather is outstanding; once it returned, queue the task again. */
 export const flightFetch: TransitionFn<"flight", "fetch"> = (core, ts, _rec, recs) => {
   if (!ts.done) return;
-  ts.comingFrom = null;
+  core.clearComingFrom(ts);
   genericFetch(core, ts, recs);
 };
 
@@ -49,11 +48,8 @@ export const flightMissing: TransitionFn<"flight", "missing"> = (core, ts, _rec,
  * the gather's result for it is then ignored when it returns.
  */
 export const flightMemory: TransitionFn<"flight", "memory"> = (core, ts, rec, recs, out, stimulusId) => {
-  // A returned gather has already taken it out of the in-flight set (and cleared comingFrom).
-  if (ts.comingFrom !== null) {
-    core.inFlightTasks.delete(ts);
-    ts.comingFrom = null;
-  }
+  // A returned gather has already taken it out of flight (then this is a no-op).
+  core.clearComingFrom(ts);
   toMemory(core, ts, rec.value, "add-keys", RUN_ID_SENTINEL, recs, out, stimulusId);
 };
 

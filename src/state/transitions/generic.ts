@@ -39,7 +39,7 @@ export function purgeState(core: StateCore, ts: TaskState): void {
   ts.previous = null;
   ts.next = null;
   ts.done = false;
-  ts.comingFrom = null;
+  core.clearComingFrom(ts);
   ts.exception = null;
   ts.traceback = null;
   // dask forgets to reset exception_text here (a duplicated traceback_text line); we don't.
@@ -52,7 +52,6 @@ export function purgeState(core: StateCore, ts: TaskState): void {
   if (core.constrained.size !== 0) core.constrained.discard(ts);
   if (core.executing.size !== 0) core.executing.delete(ts);
   if (core.longRunning.size !== 0) core.longRunning.delete(ts);
-  if (core.inFlightTasks.size !== 0) core.inFlightTasks.delete(ts);
   if (core.waiting.size !== 0) core.waiting.delete(ts);
 }
 
