@@ -14,7 +14,6 @@ import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./dis
 import { HostDisk } from "./host-disk.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
-import { Rng } from "./rng.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
 import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
@@ -27,7 +26,7 @@ import { SimWorker } from "./sim-worker.js";
 import { checkOptions, clusterOf, schedulerPolicy, SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
 import { schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
 import { workerAddress } from "./addresses.js";
-import type { TaskModel } from "./simulated-executor.js";
+import { TaskModels } from "./task-models.js";
 import { SimTransport } from "./transport.js";
 import type { Workload } from "./workloads/index.js";
 
@@ -61,7 +60,7 @@ class SimulationRun {
   private readonly scheduler: Scheduler;
   private readonly plan: FaultPlan;
   private readonly dice: FaultDice;
-  private readonly overrunDice: Rng;
+  private readonly tasks: TaskModels;
   private readonly report: ReportBuilder;
   private readonly memory: MemoryMonitor;
   private readonly transport: SimTransport;
@@ -114,7 +113,7 @@ class SimulationRun {
       addresses,
     );
     this.dice = new FaultDice(this.plan, seed);
-    this.overrunDice = Rng.derive(seed, "task-overrun");
+    this.tasks = new TaskModels(this.graph, cluster.overheads.taskOverrun, this.dice, seed, () => this.clock.now());
     const endpoints = new Map<string, EndpointCapacity>(
       cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
     );
@@ -162,7 +161,7 @@ class SimulationRun {
       {
         deliver: (worker, events) => this.deliver(worker, events),
         requestFlush: () => this.requestTick(),
-        runSpec: (id) => this.taskModel(id),
+        runSpec: (id) => this.tasks.model(id),
         onProgress: () => this.progress(),
         now: () => this.clock.now(),
         setTimer: (at, callback) => void this.clock.setTimer(at, callback),
@@ -248,31 +247,6 @@ class SimulationRun {
     });
     this.inner.register(worker);
     return new SimWorker(index, address, worker, disk, this.transport);
-  }
-
-  /**
-   * How late a task's sleep ends: exponential with the overheads' taskOverrun as its mean (a
-   * wait for a core is memoryless; dask's measured overruns have a long tail, median below the
-   * mean). Drawn from a stream of its own, so the other random choices of a run stay put, and
-   * not at all when taskOverrun is 0. CPU work and zero-length tasks do not sleep.
-   */
-  private overrun(duration: number): number {
-    const mean = this.cluster.overheads.taskOverrun;
-    if (mean === 0 || duration === 0) return 0;
-    return -mean * Math.log(1 - this.overrunDice.random());
-  }
-
-  private taskModel(id: number): TaskModel {
-    const g = this.graph;
-    const duration = g.duration[id]!;
-    const cpu = g.cpuShare[id]!;
-    const durations: Record<string, number> = {};
-    if (cpu > 0) durations["thread-cpu"] = duration * cpu;
-    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + this.overrun(duration);
-    const fail = this.dice.taskFails(g.prefix[id]!, g.failureProbability[id]!, this.clock.now());
-    return fail
-      ? { durations, outputBytes: g.nbytes[id]!, fail: `simulated failure of ${g.keys[id]}` }
-      : { durations, outputBytes: g.nbytes[id]! };
   }
 
   // ---- message flow ----

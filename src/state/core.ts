@@ -485,31 +485,6 @@ export class StateCore {
     }
     if (hinted) this.startEnsured();
   }
-
-  resourcesSatisfied(ts: TaskState): boolean {
-    const restrictions = ts.resourceRestrictions;
-    if (restrictions === EMPTY_RECORD) return true; // most tasks (see storedRestrictions)
-    for (const name in restrictions) {
-      if ((this.availableResources[name] ?? 0) < (restrictions[name] as number)) return false;
-    }
-    return true;
-  }
-
-  acquireResources(ts: TaskState): void {
-    const restrictions = ts.resourceRestrictions;
-    if (restrictions === EMPTY_RECORD) return;
-    for (const name in restrictions) {
-      this.availableResources[name] = (this.availableResources[name] ?? 0) - (restrictions[name] as number);
-    }
-  }
-
-  releaseResources(ts: TaskState): void {
-    const restrictions = ts.resourceRestrictions;
-    if (restrictions === EMPTY_RECORD) return;
-    for (const name in restrictions) {
-      this.availableResources[name] = (this.availableResources[name] ?? 0) + (restrictions[name] as number);
-    }
-  }
 }
 
 const RELEASED: Recommendation = { finish: "released" };

@@ -5,6 +5,7 @@ import type { ExecuteDoneEvent } from "../events.js";
 import type { Instruction } from "../instructions.js";
 import { StateInvariantError } from "../errors.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
+import { releaseResources } from "../resources.js";
 import { ensureComputing } from "../scheduling/compute.js";
 import type { TaskState } from "../task-state.js";
 
@@ -27,7 +28,7 @@ function executeDoneCommon(core: StateCore, ev: ExecuteDoneEvent, recs: Recommen
   }
   ts.done = true;
   core.executedCount++;
-  core.releaseResources(ts);
+  releaseResources(core.availableResources, ts);
   core.executing.delete(ts);
   core.longRunning.delete(ts);
   ensureComputing(core, recs);

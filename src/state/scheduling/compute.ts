@@ -2,6 +2,7 @@
 import type { StateCore } from "../core.js";
 import { comparePriority } from "../priority-set.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
+import { acquireResources, resourcesSatisfied } from "../resources.js";
 import type { TaskState } from "../task-state.js";
 
 /**
@@ -14,7 +15,7 @@ export function ensureComputing(core: StateCore, recs: RecommendationStack): voi
     const ts = nextReadyTask(core);
     if (ts === undefined) return;
     recs.add(ts, Rec.executing);
-    core.acquireResources(ts);
+    acquireResources(core.availableResources, ts);
     core.executing.add(ts);
   }
 }
@@ -31,13 +32,13 @@ function nextReadyTask(core: StateCore): TaskState | undefined {
     const constrainedTop = constrained.peek() as TaskState;
     if (
       comparePriority(constrainedTop.priority ?? [], readyTop.priority ?? []) < 0 &&
-      core.resourcesSatisfied(constrainedTop)
+      resourcesSatisfied(core.availableResources, constrainedTop)
     ) {
       return constrained.pop();
     }
     return ready.pop();
   }
   if (ready.size > 0) return ready.pop();
-  if (constrained.size > 0 && core.resourcesSatisfied(constrained.peek() as TaskState)) return constrained.pop();
+  if (constrained.size > 0 && resourcesSatisfied(core.availableResources, constrained.peek() as TaskState)) return constrained.pop();
   return undefined;
 }
