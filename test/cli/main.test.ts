@@ -113,6 +113,8 @@ describe("bad input: exit 2 and one line on stderr", () => {
     [["run", "map", "--seed", "-3"], "error: --seed: expected a whole number, got \"-3\""],
     [["run", "map", "--network", "carrier-pigeon"], 'error: --network: unknown network model "carrier-pigeon" (choose one of: instant, latency-bandwidth, max-min, shared-host)'],
     [["run", "map", "--latency", "soon"], 'error: --latency: cannot parse "soon" as seconds (examples: 0.001, 1.14ms, 300us)'],
+    [["run", "map", "--latency=-1"], 'error: --latency: must be ≥ 0 seconds, got "-1"'],
+    [["run", "map", "--latency=-2ms"], 'error: --latency: must be ≥ 0 seconds, got "-2ms"'],
     [["run", "map", "--bandwidth", "0"], 'error: --bandwidth: expected a positive size, got "0"'],
     [["run", "map", "--cluster", "no-such-profile.yaml"], "error: --cluster: no-such-profile.yaml: no such file"],
     [["run", "nope"], 'error: unknown workload "nope" (built-in: map, shuffle; or give the path of a JSON/YAML spec file)'],
