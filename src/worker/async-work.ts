@@ -108,3 +108,17 @@ export function completeWork(
   core.roots.report(span);
   core.handleDone(event(span), root.name, outcome, work.kind === "execute" ? null : work.split);
 }
+
+/**
+ * Waits `seconds` (> 0: callers skip the await, and its microtask, when there is nothing to
+ * wait for) of the worker's clock before work goes on; false when `signal` aborted the wait,
+ * so the caller's work ends "aborted".
+ */
+export async function waitUnlessAborted(core: WorkerCore, seconds: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await core.clock.sleep(seconds, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -11,7 +11,7 @@ import {
   type TaskState,
 } from "../state/index.js";
 import type { AttributeValue, SpanRecord } from "../spans/index.js";
-import { completeWork, launch, settleOutcome, type WorkerCore } from "./async-work.js";
+import { completeWork, launch, settleOutcome, waitUnlessAborted, type WorkerCore } from "./async-work.js";
 import { Reschedule } from "./errors.js";
 import { failureFields } from "./failure.js";
 import { executeRoot, latestChildEnd, newRoot } from "./span-roots.js";
@@ -95,13 +95,7 @@ export class Executions {
     // after its arguments are read (a modelled disk read ends in the future) and once the
     // event loop is through what was queued before this task's coroutine
     const behind = Math.max(latestChildEnd(root, 0) - core.clock.now(), core.loopIdleIn());
-    if (behind > 0) {
-      try {
-        await core.clock.sleep(behind, signal);
-      } catch {
-        return { kind: "aborted" };
-      }
-    }
+    if (behind > 0 && !(await waitUnlessAborted(core, behind, signal))) return { kind: "aborted" };
     const start = core.clock.now();
     try {
       const result = await this.#executor.execute(

@@ -15,7 +15,7 @@ import {
   type StateMachineEvent,
 } from "../state/index.js";
 import { SpanRegistry, type SpanRecord } from "../spans/index.js";
-import { completeWork, launch, settleOutcome, type WorkerCore } from "./async-work.js";
+import { completeWork, launch, settleOutcome, waitUnlessAborted, type WorkerCore } from "./async-work.js";
 import { NetworkError } from "./errors.js";
 import { failureFields } from "./failure.js";
 import { prefixWeights } from "./prefix-split.js";
@@ -75,13 +75,7 @@ export class Transfers {
     // dask's gather_dep is an asyncio task: its request goes out once the event loop is
     // through the callbacks queued before it (a modelled loop only; the wait is the root's `other`)
     const behind = core.loopIdleIn();
-    if (behind > 0) {
-      try {
-        await core.clock.sleep(behind, signal);
-      } catch {
-        return { kind: "aborted" };
-      }
-    }
+    if (behind > 0 && !(await waitUnlessAborted(core, behind, signal))) return { kind: "aborted" };
     const transport = this.#transport;
     try {
       if (transport === undefined) {
