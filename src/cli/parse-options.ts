@@ -34,20 +34,16 @@ const SECONDS_UNITS: ReadonlyMap<string, number> = new Map([
   ["us", 1e-6],
   ["µs", 1e-6],
 ]);
-const SECONDS_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)\s*([a-zµ]*)$/i;
+// an optional sign, so that "-1" is told as a negative duration, not as garbage
+const SECONDS_PATTERN = /^([+-]?)\s*(\d+(?:\.\d+)?|\.\d+)\s*([a-zµ]*)$/i;
 
 /** `--latency`: seconds ≥ 0, bare (`0.00114`) or with a unit (`1.14ms`, `300us`). */
 export function parseSeconds(text: string, option: string): number {
-  const trimmed = text.trim();
-  const match = SECONDS_PATTERN.exec(trimmed);
-  const unit = match ? SECONDS_UNITS.get(match[2]!.toLowerCase()) : undefined;
-  if (!match || unit === undefined) {
-    // a negative duration is a wrong value, not an unreadable one: say which
-    const positive = trimmed.startsWith("-") ? SECONDS_PATTERN.exec(trimmed.slice(1).trimStart()) : null;
-    if (positive && SECONDS_UNITS.has(positive[2]!.toLowerCase())) throw new CliUsageError(`${option}: must be ≥ 0 seconds, got "${text}"`);
-    throw new CliUsageError(`${option}: cannot parse "${text}" as seconds (examples: 0.001, 1.14ms, 300us)`);
-  }
-  return Number(match[1]) * unit;
+  const match = SECONDS_PATTERN.exec(text.trim());
+  const unit = match ? SECONDS_UNITS.get(match[3]!.toLowerCase()) : undefined;
+  if (!match || unit === undefined) throw new CliUsageError(`${option}: cannot parse "${text}" as seconds (examples: 0.001, 1.14ms, 300us)`);
+  if (match[1] === "-") throw new CliUsageError(`${option}: must be ≥ 0 seconds, got "${text}"`);
+  return Number(match[2]) * unit;
 }
 
 /** `--bandwidth`: bytes per second, a positive size (`744MB`, `1GiB`, with or without a trailing `/s`). */
