@@ -70,14 +70,13 @@ if (sets.length === 0) {
 const spanwork = await import(join(checkout, "src", "index.ts"));
 const profile = profilePath === null ? undefined : spanwork.loadClusterProfile(resolve(profilePath));
 
-/** The graph dask ran as a per-task table, each task with its nominal duration moved by a uniform draw in ±ms. */
-function jittered(set, tag, nominal, ms, seed) {
+/** The graph dask ran (graphs/TAG.json) as a per-task table, each task's duration from `durationOf(task)`. */
+function asTaskTable(set, tag, nominal, durationOf) {
   const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
-  const rng = new spanwork.Rng(seed);
   const taskTable = graph.tasks.map((t) => ({
     key: t.key,
     prefix: t.prefix,
-    duration: Math.max(0, t.duration + rng.uniform(-ms, ms) / 1e3),
+    duration: durationOf(t),
     outputSize: t.nbytes,
     dependencies: t.deps,
     output: t.output,
@@ -85,22 +84,19 @@ function jittered(set, tag, nominal, ms, seed) {
   return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };
 }
 
-/** The graph dask ran as a per-task table, each task with the median of its measured durations. */
+/** The graph dask ran, each task with its nominal duration moved by a uniform draw in ±ms. */
+function jittered(set, tag, nominal, ms, seed) {
+  const rng = new spanwork.Rng(seed);
+  return asTaskTable(set, tag, nominal, (t) => Math.max(0, t.duration + rng.uniform(-ms, ms) / 1e3));
+}
+
+/** The graph dask ran, each task with the median of its measured durations. */
 function replayed(set, tag, nominal) {
-  const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
   const raw = JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8"));
   const measured = new Map();
   for (const run of raw.runs) for (const t of run.task_records) (measured.get(t.key) ?? measured.set(t.key, []).get(t.key)).push(t.end - t.start);
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  const taskTable = graph.tasks.map((t) => ({
-    key: t.key,
-    prefix: t.prefix,
-    duration: measured.has(t.key) ? median(measured.get(t.key)) : t.duration,
-    outputSize: t.nbytes,
-    dependencies: t.deps,
-    output: t.output,
-  }));
-  return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };
+  return asTaskTable(set, tag, nominal, (t) => (measured.has(t.key) ? median(measured.get(t.key)) : t.duration));
 }
 
 const movedKeys = (report) => report.transfers.reduce((sum, t) => sum + (t.outcome === "ok" ? t.keys : 0), 0);
