@@ -1,6 +1,6 @@
 // Cluster sections and profiles (docs/sim.md, "Clusters and profiles"): how the layers
 // combine, worker groups, validation with paths, and profile files.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -134,6 +134,15 @@ describe("profile files", () => {
     writeFileSync(bad, JSON.stringify({ memory: { pause: 2 } }));
     expect(() => loadClusterProfile(bad)).toThrow(`${bad}: memory.pause: expected a fraction in (0, 1] or false`);
     expect(() => loadClusterProfile(join(dir(), "missing.yaml"))).toThrow(/cannot read the file \(ENOENT\)/);
+  });
+
+  // The shipped profiles are documentation users copy: each must load, and describe the one
+  // 2-core host of the fidelity machine it was measured on.
+  it.each(readdirSync("profiles").filter((f) => /\.ya?ml$/.test(f)))("profiles/%s loads and lays out one host of two workers", (file) => {
+    const profile = loadClusterProfile(join("profiles", file));
+    const c = resolveCluster({}, profile, {}, address);
+    expect(c.workers.map((w) => w.nthreads)).toEqual([2, 2]);
+    expect(new Set(c.workers.map((w) => w.host)).size).toBe(1);
   });
 
   it("apply over a workload's own cluster in a run", async () => {
