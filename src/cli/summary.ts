@@ -1,4 +1,5 @@
 import { threadTimeCloses, type SimReport, type WorkerSummary } from "../sim/report.js";
+import { completedSentence } from "../sim/run-summary.js";
 import { createStyle, type Style } from "./format/color.js";
 import { bar, renderTable, type Column } from "./format/table.js";
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "./format/units.js";
@@ -22,12 +23,17 @@ export function formatSummary(report: SimReport, options: SummaryOptions = {}): 
   const lines: string[] = [];
   lines.push(style.bold(headline(report)), "");
   lines.push(...keyFigures(report, style), "");
-  lines.push(report.complete ? style.green(`✔ ${report.completion}`) : style.red(`✘ ${report.completion}`));
+  lines.push(report.complete ? style.green(`✔ ${completionText(report)}`) : style.red(`✘ ${completionText(report)}`));
   lines.push(...stuckTasks(report, style), "");
   lines.push(style.bold("Workers"), ...workerTable(report, style, options.maxWorkerRows ?? 16), "");
   lines.push(...threadTimeSection(report, style, options.maxWorkerRows ?? 16), "");
   lines.push(...metricsSection(report, style, options.maxMetricRows ?? 30));
   return `${lines.join("\n")}\n`;
+}
+
+/** The report's completion sentence, its counts grouped like every other figure a reader sees (summary and HTML). */
+export function completionText(report: SimReport): string {
+  return report.complete ? completedSentence(report.tasks, formatCount) : report.completion;
 }
 
 function headline(report: SimReport): string {

@@ -12,6 +12,11 @@ export function taskCounts(scheduler: Scheduler, size: number): { completed: num
   return { completed: size - erred - lost, erred, lost };
 }
 
+/** The completion sentence of a run whose every task finished; `count` writes each number (the CLI groups its digits). */
+export function completedSentence(tasks: SimReport["tasks"], count: (n: number) => string = String): string {
+  return `all ${count(tasks.total)} tasks finished: ${count(tasks.completed)} in memory, ${count(tasks.erred)} erred, 0 lost`;
+}
+
 export function schedulerSummary(scheduler: Scheduler): SimReport["scheduler"] {
   const options = Object.create(null) as Record<string, string | number | boolean>;
   // JSON has no Infinity: an infinite option (worker-saturation=inf) is written as typed.

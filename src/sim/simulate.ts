@@ -24,7 +24,7 @@ import { ExecutionTracker } from "./scheduler/executing.js";
 import type { ResolvedPolicy } from "./scheduler/registry.js";
 import { SimWorker } from "./sim-worker.js";
 import { checkOptions, clusterOf, schedulerPolicy, SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
-import { schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
+import { completedSentence, schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
 import { workerAddress } from "./addresses.js";
 import { TaskModels } from "./task-models.js";
 import { SimTransport } from "./transport.js";
@@ -445,7 +445,7 @@ class SimulationRun {
     for (const sim of this.workers) if (!sim.died) this.memory.sample(sim.index, sim.worker, end, true);
     const complete = lost === 0;
     const completion = complete
-      ? `all ${graph.size} tasks finished: ${completed} in memory, ${erred} erred, 0 lost`
+      ? completedSentence({ total: graph.size, completed, erred, lost })
       : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.lastProgress)}s — replay with seed ${this.seed}`;
     const stuck = complete ? undefined : stuckTasks(scheduler, graph, this.workers);
     const c = this.cluster;

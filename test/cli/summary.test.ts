@@ -17,6 +17,11 @@ describe("formatSummary", () => {
     expect(text).toContain("faults      none");
   });
 
+  it("groups the digits of the completion line's counts like every other figure", () => {
+    const big = sampleReport({ tasks: { total: 1449, completed: 1448, erred: 1, lost: 0 }, completion: "all 1449 tasks finished: 1448 in memory, 1 erred, 0 lost" });
+    expect(formatSummary(big)).toContain("✔ all 1,449 tasks finished: 1,448 in memory, 1 erred, 0 lost");
+  });
+
   it("names every steal outcome that occurred, so the counts add up to the requests", () => {
     const line = (steals: SimReport["scheduler"]["steals"]) =>
       formatSummary(sampleReport({ scheduler: { ...sampleReport().scheduler, steals } })).split("\n").find((l) => l.startsWith("  scheduler"));

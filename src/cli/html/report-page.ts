@@ -9,6 +9,7 @@ import { CHARTS } from "./charts.js";
 import { escapeHtml } from "./escape.js";
 import { timelineMarkers } from "./markers.js";
 import { selfContainedPage } from "./page-document.js";
+import { completionText } from "../summary.js";
 import { prefixColours } from "./palette.js";
 
 /** Rows of the fine-metrics table in the page; the rest are counted in a closing line. */
@@ -36,7 +37,7 @@ export function renderHtmlReport(report: SimReport, options: HtmlReportOptions =
   const title = `spanwork report · ${report.workload}`;
   return selfContainedPage(title, [
     `<p class="config">${escapeHtml(configLine(report))}</p>`,
-    `<p class="status ${report.complete ? "ok" : "bad"}">${report.complete ? "✔" : "✘"} ${escapeHtml(report.completion)}</p>`,
+    `<p class="status ${report.complete ? "ok" : "bad"}">${report.complete ? "✔" : "✘"} ${escapeHtml(completionText(report))}</p>`,
     stuckSection(report),
     keyFigures(report),
     ...charts.map(renderChart),
