@@ -7,6 +7,17 @@ import { REPORT_SCHEMA_VERSION } from "../sim/report.js";
 
 const nonNegative = z.number().nonnegative();
 const count = z.number().int().nonnegative();
+/** An overhead drawn per event: seconds (a constant), or the distribution given in the spec or profile. */
+const cost = z.union([
+  nonNegative,
+  z.discriminatedUnion("dist", [
+    z.object({ dist: z.literal("constant"), value: nonNegative }),
+    z.object({ dist: z.literal("uniform"), low: nonNegative, high: nonNegative }),
+    z.object({ dist: z.literal("normal"), mean: z.number().positive(), std: nonNegative }),
+    z.object({ dist: z.literal("lognormal"), mean: z.number().positive(), sigma: nonNegative }),
+    z.object({ dist: z.literal("exponential"), mean: z.number().positive() }),
+  ]),
+]);
 
 const taskRecord = z.object({
   key: z.string(),
@@ -68,8 +79,8 @@ const clusterSummary = z.object({
     messageLatency: nonNegative,
     schedulerBatch: nonNegative,
     workerBatch: nonNegative,
-    workerHandling: nonNegative,
-    workerMessage: nonNegative,
+    workerHandling: cost,
+    workerMessage: cost,
     schedulerDecision: nonNegative,
     schedulerMessage: nonNegative,
     taskOverrun: nonNegative,
