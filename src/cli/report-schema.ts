@@ -74,7 +74,13 @@ const clusterSummary = z.object({
     hostBandwidth: z.number().positive().nullable(),
     loopBandwidth: z.number().positive().nullable(),
   }),
-  disk: z.object({ bandwidth: z.number().positive(), latency: nonNegative, hostBandwidth: z.number().positive().nullable() }),
+  disk: z.object({
+    bandwidth: z.number().positive(),
+    latency: nonNegative,
+    hostBandwidth: z.number().positive().nullable(),
+    removeLatency: nonNegative,
+    removeBandwidth: z.number().positive().nullable(),
+  }),
   overheads: z.object({
     messageLatency: nonNegative,
     schedulerBatch: nonNegative,

@@ -69,7 +69,13 @@ export const overheadsSchema = z
   .strict();
 
 export const diskSchema = z
-  .object({ bandwidth: bytes("positive").optional(), latency: seconds.optional(), hostBandwidth: bytes("positive").nullable().optional() })
+  .object({
+    bandwidth: bytes("positive").optional(),
+    latency: seconds.optional(),
+    hostBandwidth: bytes("positive").nullable().optional(),
+    removeLatency: seconds.optional(),
+    removeBandwidth: bytes("positive").nullable().optional(),
+  })
   .strict();
 
 const clusterFields = {

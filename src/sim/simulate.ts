@@ -478,7 +478,7 @@ class SimulationRun {
       }),
       cluster: {
         network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth, loopBandwidth: c.loopBandwidth },
-        disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null },
+        disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null, removeLatency: c.disk.removeLatency ?? 0, removeBandwidth: c.disk.removeBandwidth ?? null },
         overheads: { ...c.overheads },
         memory: { ...c.memory },
         schedulerLoopSeconds: this.scheduler.decisionSeconds,
