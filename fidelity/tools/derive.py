@@ -11,7 +11,11 @@ from; profiles/dask-localcluster-2x2.yaml and docs/sim.md quote its output.
   tasks without dependencies (root-ish, queued with ceil(1.1 x threads) slots) every gap of
   map-s1. Gaps over 20 ms are left out (a wait for data or for the scheduler's queue, which the
   simulator models on its own). Its mean is workerHandling: a done event handled and the next
-  task started.
+  task started. Its spread is fitted as a lognormal: sigma = sqrt(2 ln(mean / median)), the
+  lognormal with the measured mean and median (the profile's { dist: lognormal, mean, sigma });
+  the measured and fitted coefficient of variation (a queue's wait behind the loop grows with
+  E[S^2] = mean^2 (1 + CV^2)), p90 and p99, and the standard deviation of the gaps'
+  logarithms (the maximum-likelihood sigma of the truncated sample), say how well it fits.
 - chain hop: chain-s1, from one link's end to the next link's start (a done event, a round trip
   to the scheduler, a free-keys and a compute-task handled); gaps over 20 ms left out.
 - transfers: the effective bandwidth of each transfer, bytes / (duration - latency), weighted
@@ -21,6 +25,7 @@ from; profiles/dask-localcluster-2x2.yaml and docs/sim.md quote its output.
   beyond the data it kept, per task it executed.
 """
 import json
+import math
 import os
 import statistics
 import sys
@@ -60,6 +65,31 @@ def slot_gaps(run):
 def summary(xs):
     xs = sorted(xs)
     return {"n": len(xs), "mean": statistics.mean(xs), "median": statistics.median(xs)} if xs else {"n": 0}
+
+
+def quantile(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def lognormal_fit(xs):
+    """The lognormal with the sample's mean and median, and what to check it against."""
+    mean, median = statistics.mean(xs), statistics.median(xs)
+    sigma = math.sqrt(2 * math.log(mean / median)) if mean > median else 0.0
+    logs = [math.log(x) for x in xs if x > 0]
+    mu = math.log(mean) - sigma * sigma / 2
+    return {
+        "mean": mean, "median": median, "sigma": sigma, "sigma_logs": statistics.pstdev(logs),
+        "cv": statistics.pstdev(xs) / mean, "p90": quantile(xs, 0.9), "p99": quantile(xs, 0.99),
+        "fit_cv": math.sqrt(math.exp(sigma * sigma) - 1), "fit_p90": math.exp(mu + 1.2816 * sigma), "fit_p99": math.exp(mu + 2.3263 * sigma),
+    }
+
+
+def print_fit(label, xs):
+    f = lognormal_fit(xs)
+    print(f"  {label} as a lognormal: {{ dist: lognormal, mean: {f['mean']:.6f}, sigma: {f['sigma']:.2f} }} (median {f['median'] * 1e3:.2f} ms;"
+          f" CV {f['cv']:.2f}, fitted {f['fit_cv']:.2f}; sigma of the logs {f['sigma_logs']:.2f}; p90 {f['p90'] * 1e3:.2f} ms, fitted {f['fit_p90'] * 1e3:.2f};"
+          f" p99 {f['p99'] * 1e3:.2f} ms, fitted {f['fit_p99'] * 1e3:.2f}; n {len(xs)}, gaps under {CUTOFF * 1e3:.0f} ms)")
 
 
 def main():
@@ -105,8 +135,12 @@ def main():
     print(f"fidelity set {os.path.abspath(set_dir)}: cases {', '.join(names)}; load (1 min) before the runs {min(loads)}-{max(loads)}")
     gap = summary(local)
     print(f"local gap (workerHandling): mean {gap['mean'] * 1e3:.2f} ms, median {gap['median'] * 1e3:.2f} ms, n {gap['n']}")
-    hop = summary(hops)
-    print(f"chain hop: mean {hop['mean'] * 1e3:.2f} ms, median {hop['median'] * 1e3:.2f} ms, n {hop['n']}")
+    if local:
+        print_fit("local gap", local)
+    if hops:
+        hop = summary(hops)
+        print(f"chain hop: mean {hop['mean'] * 1e3:.2f} ms, median {hop['median'] * 1e3:.2f} ms, n {hop['n']}")
+        print_fit("chain hop", hops)
     if isolated[1] > 0:
         print(f"isolated transfers: {isolated[0] / isolated[1] / 1e6:.0f} MB/s ({isolated[0] / 1e6:.0f} MB)")
     if concurrent[1] > 0:

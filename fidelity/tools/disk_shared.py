@@ -2,6 +2,7 @@
 spilling alone: the figure behind `disk.hostBandwidth` in profiles/dask-localcluster-2x2.yaml.
 
     /usr/bin/python3 fidelity/tools/disk_shared.py [ROUNDS] [--paced] [--json PATH]
+    /usr/bin/python3 fidelity/tools/disk_shared.py --remove-sweep    # os.remove by file size
 
 Each process runs dask 2022.12.1's own SpillBuffer (distributed.spill, zict 2.2.0's File
 underneath) with target 0, so every value set goes to disk at once (pickle + write) and every
@@ -9,7 +10,9 @@ get reads it back (read + unpickle), as a worker's spilling does, with the worke
 The load is the spill case's (fidelity/specs/spill.json): 21 values of 25 MB per process
 (525 MB, half of the 1050 MB dask spilled), built like the fidelity tasks' outputs
 (fidelity_tasks.make_bytes), all written, then each read back and deleted (a value read back is
-moved to memory and its file removed: dask's SpillBuffer.__getitem__ does it).
+moved to memory and its file removed: dask's SpillBuffer.__getitem__ does it). The removal,
+zict's File.__delitem__, is timed in place on its own (`remove_ms_*`): dask's metrics leave it
+out.
 
 The page cache: zict 2.2.0's File.__setitem__ opens, writes and closes — no fsync, no
 O_DIRECT — so dask's spill writes land in the page cache and reads of recent files come from
@@ -51,9 +54,28 @@ def pace(t0, i):
         time.sleep(wait)
 
 
+def timed_removals(removals):
+    """zict 2.2.0's File.__delitem__ (os.remove of the value's file, then the key forgotten),
+    timed in place: dask's SpillBuffer calls it from Buffer.slow_to_fast when a spilled value is
+    read back (and from __delitem__ when a spilled key is freed), and its own metrics leave it
+    out (Slow.__getitem__ times only the read and the unpickle)."""
+    import zict
+
+    original = zict.File.__delitem__
+
+    def delitem(self, key):
+        a = time.perf_counter()
+        original(self, key)
+        removals.append((a, time.perf_counter()))
+
+    zict.File.__delitem__ = delitem
+
+
 def spill_once(directory, barrier, out):
     from distributed.spill import SpillBuffer
 
+    removals = []
+    timed_removals(removals)
     buf = SpillBuffer(directory, target=0)
     values = [ft.make_bytes(NBYTES) for _ in range(VALUES)]
     ops = []
@@ -71,12 +93,34 @@ def spill_once(directory, barrier, out):
         a = time.perf_counter()
         buf[f"produce-{i}"]
         ops.append(("read", a, time.perf_counter()))
+        if removals:
+            ops.append(("remove", *removals.pop()))
         del buf[f"produce-{i}"]
     c2, t2 = time.process_time(), time.perf_counter()
     m = getattr(buf.slow, "data", buf.slow).metrics
     out.put({"pid": os.getpid(), "t0": t0, "t1": t1, "t2": t2, "cpu_write_s": c1 - c0, "cpu_read_s": c2 - c1,
              "write_s": m.write_time_total + m.pickle_time_total, "read_s": m.read_time_total + m.unpickle_time_total,
              "bytes": m.write_bytes_total, "reads": m.read_count_total, "ops": ops})
+
+
+def removal_sweep(root, sizes, repeats):
+    """os.remove of a file zict.File just wrote (in the page cache, as the spill case's are), by
+    size, one process alone: the per-file and per-byte terms of a removal."""
+    import zict
+
+    f = zict.File(os.path.join(root, "sweep"))
+    out = {}
+    for n in sizes:
+        payload = b"x" * n
+        times = []
+        for r in range(repeats):
+            f[f"k{r}"] = payload
+        for r in range(repeats):
+            a = time.perf_counter()
+            del f[f"k{r}"]
+            times.append(time.perf_counter() - a)
+        out[n] = {"median_ms": statistics.median(times) * 1e3, "mean_ms": statistics.mean(times) * 1e3, "n": repeats}
+    return out
 
 
 def round_of(n, root):
@@ -99,6 +143,9 @@ def round_of(n, root):
         others = [op for k, o in enumerate(rows) if k != j for op in o["ops"]]
         for kind, a, b in r["ops"]:
             overlap = sum(max(0.0, min(b, ob) - max(a, oa)) for _, oa, ob in others)
+            if kind == "remove":
+                (shared if overlap > 0.5 * (b - a) else alone).append((kind, (b - a) * 1e3))
+                continue
             (shared if overlap > 0.5 * (b - a) else alone).append((kind, NBYTES / (b - a) / 1e6))
     total = sum(r["bytes"] for r in rows)
     write_wall = max(r["t1"] for r in rows) - min(r["t0"] for r in rows)
@@ -115,6 +162,9 @@ def round_of(n, root):
         "read_cpu_share": [r["cpu_read_s"] / (r["t2"] - r["t1"]) for r in rows],
         "op_MBps_alone": {k: [v for kk, v in alone if kk == k] for k in ("write", "read")},
         "op_MBps_shared": {k: [v for kk, v in shared if kk == k] for k in ("write", "read")},
+        # a removal's milliseconds, alone or while the other process's disk was busy
+        "remove_ms_alone": [v for kk, v in alone if kk == "remove"],
+        "remove_ms_shared": [v for kk, v in shared if kk == "remove"],
         "write_overlap": min(r["t1"] for r in rows) - max(r["t0"] for r in rows),
     }
 
@@ -136,6 +186,15 @@ def main():
         path = args[i + 1]
         del args[i:i + 2]
     global PERIOD
+    if "--remove-sweep" in args:
+        root = tempfile.mkdtemp(prefix="disk-remove-")
+        try:
+            before = load1()
+            sweep = removal_sweep(root, [1_000_000, 5_000_000, 25_000_000, 64_000_000], 20)
+            print(json.dumps({"load_before": before, "load_after": load1(), "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "remove": sweep}, indent=1))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return
     if "--paced" in args:
         args.remove("--paced")
         PERIOD = 0.1
@@ -162,6 +221,9 @@ def main():
         return {"median": statistics.median(vals), "n": len(vals)} if vals else None
 
     result["per_value"] = {f"{w}_{k}": ops(result["rounds"], w, k) for w in ("op_MBps_alone", "op_MBps_shared") for k in ("write", "read")}
+    for w in ("remove_ms_alone", "remove_ms_shared"):
+        vals = [v for r in result["rounds"] for v in r[w]]
+        result["per_value"][w] = {"median": statistics.median(vals), "mean": statistics.mean(vals), "n": len(vals)} if vals else None
     print("per value:", json.dumps(result["per_value"]))
     result["summary"] = {
         "alone": {k: summarise(alone, k) for k in ("write_MBps_each", "read_MBps_each", "write_cpu_share", "read_cpu_share")},

@@ -7,6 +7,17 @@ import { REPORT_SCHEMA_VERSION } from "../sim/report.js";
 
 const nonNegative = z.number().nonnegative();
 const count = z.number().int().nonnegative();
+/** An overhead drawn per event: seconds (a constant), or the distribution given in the spec or profile. */
+const cost = z.union([
+  nonNegative,
+  z.discriminatedUnion("dist", [
+    z.object({ dist: z.literal("constant"), value: nonNegative }),
+    z.object({ dist: z.literal("uniform"), low: nonNegative, high: nonNegative }),
+    z.object({ dist: z.literal("normal"), mean: z.number().positive(), std: nonNegative }),
+    z.object({ dist: z.literal("lognormal"), mean: z.number().positive(), sigma: nonNegative }),
+    z.object({ dist: z.literal("exponential"), mean: z.number().positive() }),
+  ]),
+]);
 
 const taskRecord = z.object({
   key: z.string(),
@@ -63,13 +74,19 @@ const clusterSummary = z.object({
     hostBandwidth: z.number().positive().nullable(),
     loopBandwidth: z.number().positive().nullable(),
   }),
-  disk: z.object({ bandwidth: z.number().positive(), latency: nonNegative, hostBandwidth: z.number().positive().nullable() }),
+  disk: z.object({
+    bandwidth: z.number().positive(),
+    latency: nonNegative,
+    hostBandwidth: z.number().positive().nullable(),
+    removeLatency: nonNegative,
+    removeBandwidth: z.number().positive().nullable(),
+  }),
   overheads: z.object({
     messageLatency: nonNegative,
     schedulerBatch: nonNegative,
     workerBatch: nonNegative,
-    workerHandling: nonNegative,
-    workerMessage: nonNegative,
+    workerHandling: cost,
+    workerMessage: cost,
     schedulerDecision: nonNegative,
     schedulerMessage: nonNegative,
     taskOverrun: nonNegative,

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { formatLimit, LIMITS } from "./limits.js";
 import { NETWORK_KINDS } from "./network/registry.js";
 import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
+import { secondsCost } from "./distribution-spec.js";
 import { bytes, count, nonNegative, number, parseInto } from "./spec-fields.js";
 import { formatPath } from "./spec-checks.js";
 import { SpecError } from "./spec-error.js";
@@ -59,8 +60,8 @@ export const overheadsSchema = z
     messageLatency: seconds.optional(),
     schedulerBatch: seconds.optional(),
     workerBatch: seconds.optional(),
-    workerHandling: seconds.optional(),
-    workerMessage: seconds.optional(),
+    workerHandling: secondsCost.optional(),
+    workerMessage: secondsCost.optional(),
     schedulerDecision: seconds.optional(),
     schedulerMessage: seconds.optional(),
     taskOverrun: seconds.optional(),
@@ -68,7 +69,13 @@ export const overheadsSchema = z
   .strict();
 
 export const diskSchema = z
-  .object({ bandwidth: bytes("positive").optional(), latency: seconds.optional(), hostBandwidth: bytes("positive").nullable().optional() })
+  .object({
+    bandwidth: bytes("positive").optional(),
+    latency: seconds.optional(),
+    hostBandwidth: bytes("positive").nullable().optional(),
+    removeLatency: seconds.optional(),
+    removeBandwidth: bytes("positive").nullable().optional(),
+  })
   .strict();
 
 const clusterFields = {

@@ -70,17 +70,25 @@ export class BatchedLink {
 /**
  * A single-threaded event loop: work booked on it is served in arrival order, one piece at a
  * time. `reserve(seconds)` books work arriving now and says how long until it is done;
- * `handlingDelay()` books one done event (`doneCost`), as a Worker's EventLoopModel.
+ * `handlingDelay()` books one done event (`doneCost`), as a Worker's EventLoopModel, and
+ * `messagesDelay(n)` n message ops (`messageCost`). A cost is seconds, or a function giving
+ * each event's seconds (drawn from a distribution; for message ops, the n ops' together).
  */
 export class SerialLoop implements EventLoopModel {
   private freeAt = 0;
   /** Seconds this loop spent on booked work (for the report). */
   busySeconds = 0;
+  private readonly doneSeconds: () => number;
+  private readonly messageSeconds: (ops: number) => number;
 
   constructor(
     private readonly clock: WorkerClock,
-    readonly doneCost = 0,
-  ) {}
+    doneCost: number | (() => number) = 0,
+    messageCost: number | ((ops: number) => number) = 0,
+  ) {
+    this.doneSeconds = typeof doneCost === "number" ? () => doneCost : doneCost;
+    this.messageSeconds = typeof messageCost === "number" ? (ops) => ops * messageCost : messageCost;
+  }
 
   reserve(seconds: number): number {
     const now = this.clock.now();
@@ -92,7 +100,11 @@ export class SerialLoop implements EventLoopModel {
   }
 
   handlingDelay(): number {
-    return this.reserve(this.doneCost);
+    return this.reserve(this.doneSeconds());
+  }
+
+  messagesDelay(ops: number): number {
+    return this.reserve(this.messageSeconds(ops));
   }
 
   idleIn(): number {

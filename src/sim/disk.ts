@@ -16,9 +16,16 @@ export interface DiskParameters {
   latency: number;
   /** Bytes per second that the disks of one host's workers share (HostDisk); null or absent: each worker's disk is its own (the default). */
   hostBandwidth?: number | null;
+  /**
+   * A spilled value's file removed (read back into memory, or freed): seconds per file, and
+   * bytes per second at which its pages are let go (null or absent: no per-byte term). dask's
+   * zict File.__delitem__ is an os.remove on the worker's event loop. Default 0 and null: free.
+   */
+  removeLatency?: number;
+  removeBandwidth?: number | null;
 }
 
-export const DEFAULT_DISK: DiskParameters = { bandwidth: 500e6, latency: 0.0001, hostBandwidth: null };
+export const DEFAULT_DISK: DiskParameters = { bandwidth: 500e6, latency: 0.0001, hostBandwidth: null, removeLatency: 0, removeBandwidth: null };
 
 /**
  * The "serialized bytes" of a SimulatedData: an empty buffer whose byteLength reports the
@@ -51,7 +58,7 @@ export class VirtualDisk implements SpillStore {
   private readonly files = new Map<string, Uint8Array>();
   private busyUntil = 0;
   /** Totals of what this disk did, modelled seconds included. */
-  readonly totals = { bytesWritten: 0, bytesRead: 0, writes: 0, reads: 0, busySeconds: 0 };
+  readonly totals = { bytesWritten: 0, bytesRead: 0, writes: 0, reads: 0, removals: 0, busySeconds: 0 };
 
   /**
    * `onService`: told the service time of every request (the simulator books its worker's event
@@ -85,8 +92,22 @@ export class VirtualDisk implements SpillStore {
     return { bytes, seconds: this.occupy(bytes.byteLength) };
   }
 
+  /**
+   * The file of `key` removed: a value read back into memory or freed (dask's
+   * File.__delitem__). The removal is served like a request, after the ones before it, for
+   * `removeLatency + bytes / removeBandwidth`, and that time goes to the worker's event loop
+   * (`onService`). It is no read or write: no span records it (dask's SpillBuffer metrics
+   * leave it out), so it is the `other` time of whatever waits for the loop behind it.
+   */
   delete(key: string): void {
+    const bytes = this.files.get(key);
+    if (bytes === undefined) return;
     this.files.delete(key);
+    const { removeLatency = 0, removeBandwidth = null } = this.parameters;
+    const seconds = removeLatency + (removeBandwidth === null ? 0 : bytes.byteLength / removeBandwidth);
+    if (seconds <= 0) return;
+    this.totals.removals++;
+    this.serve(seconds);
   }
 
   /** Everything on this disk is gone (its worker died). */
@@ -101,9 +122,14 @@ export class VirtualDisk implements SpillStore {
     const { latency, bandwidth } = this.parameters;
     const service =
       this.host === undefined ? latency + bytes / bandwidth : this.host.book(start + latency, bytes, bandwidth, now) - start;
+    this.serve(service, start);
+    return this.busyUntil - now;
+  }
+
+  /** The disk busy for `service` seconds from `start` (after what it serves already), its loop told. */
+  private serve(service: number, start = Math.max(this.clock.now(), this.busyUntil)): void {
     this.busyUntil = start + service;
     this.totals.busySeconds += service;
     this.onService?.(service);
-    return this.busyUntil - now;
   }
 }

@@ -2,7 +2,14 @@
 // as model parameters (cluster.overheads in a spec or profile). The defaults were measured on
 // a real dask 2022.12.1 LocalCluster (docs/sim.md, "Overheads", says which runs, which
 // quantity and which figure each comes from); `NO_OVERHEADS` turns them all off, for runs
-// whose times must be computed by hand.
+// whose times must be computed by hand. The worker loop's costs may be distributions, drawn
+// per event (`costDraw`).
+import { meanOf, sample } from "./distributions.js";
+import { Rng } from "./rng.js";
+import type { Distribution } from "./spec.js";
+
+/** Seconds per event: a constant, or a distribution drawn once per event. */
+export type Cost = number | Distribution;
 
 export interface Overheads {
   /** One-way latency of a scheduler ↔ worker message on an open stream, seconds. */
@@ -11,10 +18,10 @@ export interface Overheads {
   schedulerBatch: number;
   /** BatchedSend interval of the worker → scheduler stream (2 ms). */
   workerBatch: number;
-  /** Seconds of a worker's event loop per done event (an execute or gather-dep ended: its result handled, what comes next started). */
-  workerHandling: number;
-  /** Seconds of a worker's event loop per message op from the scheduler (compute-task, free-keys, …). */
-  workerMessage: number;
+  /** Seconds of a worker's event loop per done event (an execute or gather-dep ended: its result handled, what comes next started); a distribution is drawn per event. */
+  workerHandling: Cost;
+  /** Seconds of a worker's event loop per message op from the scheduler (compute-task, free-keys, …); a distribution is drawn per op. */
+  workerMessage: Cost;
   /** Seconds of the scheduler's event loop per task it sends to a worker (handling what made it ready, deciding, the compute-task), one at a time. */
   schedulerDecision: number;
   /** Seconds of the scheduler's event loop per message batch it reads from or writes to a worker's stream. */
@@ -54,3 +61,25 @@ export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
   schedulerMessage: 0,
   taskOverrun: 0,
 });
+
+/** The mean of a cost, seconds. */
+export function meanCost(cost: Cost): number {
+  return typeof cost === "number" ? cost : meanOf(cost);
+}
+
+/**
+ * What `count` events of `cost` take (one by default): a constant's `count` times, or one
+ * draw per event from a random stream of its own (`stream`, derived from the run's seed: one
+ * per parameter and worker), so drawing them moves no other random choice of the run.
+ */
+export function costDraw(cost: Cost, seed: number, stream: string): (count?: number) => number {
+  const constant = typeof cost === "number" ? cost : cost.dist === "constant" ? cost.value : null;
+  if (constant !== null) return (count = 1) => count * constant;
+  const distribution = cost as Distribution;
+  const rng = Rng.derive(seed, stream);
+  return (count = 1) => {
+    let total = 0;
+    for (let i = 0; i < count; i++) total += sample(distribution, rng);
+    return total;
+  };
+}

@@ -50,7 +50,7 @@ export interface WorkerSummary {
   memoryLimit?: number | null;
   /** Its group's name, when its group has one. */
   group?: string;
-  /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage) and spilled data read or written (the disk's service time). */
+  /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage), spilled data read or written and spilled files removed (the disk's service time). */
   eventLoopSeconds: number;
 }
 
@@ -84,7 +84,7 @@ export function threadTimeCloses(time: Pick<WorkerThreadTime, "total" | "capacit
 export interface ClusterSummary {
   /** `loopBandwidth`: bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); null: no such limit. */
   network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null; loopBandwidth: number | null };
-  disk: { bandwidth: number; latency: number; hostBandwidth: number | null };
+  disk: { bandwidth: number; latency: number; hostBandwidth: number | null; removeLatency: number; removeBandwidth: number | null };
   overheads: import("./overheads.js").Overheads;
   memory: import("./memory.js").MemoryModel;
   /** Seconds the scheduler's loop spent deciding where tasks go (schedulerDecision per task sent). */

@@ -16,6 +16,7 @@ import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
+import { costDraw, meanCost } from "./overheads.js";
 import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
 import { ReportBuilder, threadTimeProblems } from "./report-builder.js";
@@ -151,7 +152,7 @@ class SimulationRun {
       this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
       // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
       this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency, (run) => this.readBatch(run)));
-      this.loops.push(new SerialLoop(this.clock, overheads.workerHandling));
+      this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`)));
     }
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
@@ -192,7 +193,7 @@ class SimulationRun {
   private createWorker(index: number, address: string, diskParameters: DiskParameters, hostDisk: HostDisk | undefined): SimWorker {
     // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
     const loop = this.loops[index]!;
-    const disk = new VirtualDisk(this.clock, diskParameters, loop.doneCost > 0 ? (seconds) => void loop.reserve(seconds) : undefined, hostDisk);
+    const disk = new VirtualDisk(this.clock, diskParameters, meanCost(this.cluster.overheads.workerHandling) > 0 ? (seconds) => void loop.reserve(seconds) : undefined, hostDisk);
     const limit = this.cluster.workers[index]!.memoryLimit;
     const target = this.cluster.memory.target;
     const collectSpans = this.options.collectSpans === true;
@@ -284,7 +285,7 @@ class SimulationRun {
   }
 
   private arrive(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
-    const wait = this.loops[worker]!.reserve(events.length * this.cluster.overheads.workerMessage);
+    const wait = this.loops[worker]!.messagesDelay(events.length);
     const handle = (): void => {
       const sim = this.workers[worker]!;
       if (sim.died) return;
@@ -477,7 +478,7 @@ class SimulationRun {
       }),
       cluster: {
         network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth, loopBandwidth: c.loopBandwidth },
-        disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null },
+        disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null, removeLatency: c.disk.removeLatency ?? 0, removeBandwidth: c.disk.removeBandwidth ?? null },
         overheads: { ...c.overheads },
         memory: { ...c.memory },
         schedulerLoopSeconds: this.scheduler.decisionSeconds,

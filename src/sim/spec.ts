@@ -5,56 +5,12 @@ import { formatLimit, LIMITS } from "./limits.js";
 import { clusterSchema, schedulerProblem } from "./cluster-spec.js";
 import { SpecError } from "./spec-error.js";
 import { loadDataFile } from "./spec-file.js";
+import { durationDistribution, sizeDistribution } from "./distribution-spec.js";
 import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
 import { checkTaskTable, TASK_TABLE_FIELD, taskTableSchema, type TaskRow } from "./task-table.js";
-import { bytes, count, index, isPlainObject, nonNegative, parseInto, positive, probability } from "./spec-fields.js";
+import { count, index, isPlainObject, nonNegative, parseInto, probability } from "./spec-fields.js";
 
-// A distribution: a bare value (constant), or an object discriminated by `dist`. A bare
-// value that does not parse is reported as what it is (a bad number or size), at its own path.
-function distribution(bare: z.ZodType<number>, value: () => z.ZodType<number>, positiveValue: () => z.ZodType<number>, isSize: boolean) {
-  const dists = "constant, uniform, normal, lognormal, exponential";
-  const variants = z.discriminatedUnion(
-    "dist",
-    [
-      z.object({ dist: z.literal("constant"), value: value() }).strict(),
-      z
-        .object({ dist: z.literal("uniform"), low: value(), high: value() })
-        .strict()
-        .refine((d) => d.high >= d.low, { path: ["high"], message: "expected high ≥ low" }),
-      z.object({ dist: z.literal("normal"), mean: positiveValue(), std: value() }).strict(),
-      z.object({ dist: z.literal("lognormal"), mean: positiveValue(), sigma: nonNegative }).strict(),
-      z.object({ dist: z.literal("exponential"), mean: positiveValue() }).strict(),
-    ],
-    {
-      error: (issue) =>
-        typeof issue.input === "object" && issue.input !== null
-          ? `expected dist to be one of ${dists}`
-          : `expected ${isSize ? "a size" : "a number of seconds"} or a distribution { dist: ${dists.replaceAll(", ", " | ")}, … }`,
-    },
-  );
-  return z.unknown().transform((raw, ctx) => {
-    if (typeof raw === "number" || (isSize && typeof raw === "string")) {
-      const constant = parseInto(bare, raw, ctx);
-      return constant === z.NEVER ? z.NEVER : { dist: "constant" as const, value: constant };
-    }
-    return parseInto(variants, raw, ctx);
-  });
-}
-
-const durationDistribution = distribution(
-  nonNegative,
-  () => nonNegative,
-  () => positive,
-  false,
-);
-const sizeDistribution = distribution(
-  bytes("nonNegative"),
-  () => bytes("nonNegative"),
-  () => bytes("positive"),
-  true,
-);
-
-export type Distribution = z.infer<typeof durationDistribution>;
+export type { Distribution } from "./distribution-spec.js";
 
 const prefixName = z
   .string({ error: "expected a task prefix (a string)" })

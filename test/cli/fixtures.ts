@@ -102,7 +102,7 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
     ],
     cluster: {
       network: { model: "latency-bandwidth", latency: 0.001, bandwidth: 100e6, workersPerHost: 1, hostBandwidth: null, loopBandwidth: null },
-      disk: { bandwidth: 500e6, latency: 0.0001, hostBandwidth: null },
+      disk: { bandwidth: 500e6, latency: 0.0001, hostBandwidth: null, removeLatency: 0, removeBandwidth: null },
       overheads: { ...DEFAULT_OVERHEADS },
       memory: { ...DEFAULT_MEMORY_MODEL },
       schedulerLoopSeconds: 0.002,

@@ -6,7 +6,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { renderHtmlReport } from "../../src/cli/html/report-page.js";
 import { reportToJson } from "../../src/cli/report-json.js";
-import { builtInWorkloads, loadWorkloadFile, simulate, type SimOptions } from "../../src/sim/index.js";
+import { builtInWorkloads, loadClusterProfile, loadWorkloadFile, simulate, type SimOptions } from "../../src/sim/index.js";
 
 const schema = JSON.parse(readFileSync(new URL("../../docs/report-schema.json", import.meta.url), "utf8")) as Record<string, unknown>;
 const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
@@ -32,6 +32,12 @@ describe("the --json report validates against docs/report-schema.json (ajv)", ()
 
   it("the default run (shuffle, default options)", async () => {
     expect(await reportErrors("shuffle", {})).toEqual([]);
+  });
+
+  it("a run with the fidelity profile (its workerHandling a distribution)", async () => {
+    const cluster = loadClusterProfile(join(import.meta.dirname, "../../profiles/dask-localcluster-2x2.yaml"));
+    expect(cluster.overheads?.workerHandling).toMatchObject({ dist: "lognormal" });
+    expect(await reportErrors("map", { cluster, memorySamplesPerWorker: 16 })).toEqual([]);
   });
 
   it.each(readdirSync(workloadsDir).filter((file) => /\.(json|ya?ml)$/.test(file)))("workloads/%s", async (file) => {

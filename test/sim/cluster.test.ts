@@ -29,7 +29,7 @@ describe("resolveCluster", () => {
     expect(c.latency).toBe(0.02);
     // sections merge field by field
     expect(c.overheads).toEqual({ ...DEFAULT_OVERHEADS, workerHandling: 0.5, messageLatency: 0.25 });
-    expect(c.disk).toEqual({ bandwidth: 1e6, latency: 0.5, hostBandwidth: null });
+    expect(c.disk).toEqual({ bandwidth: 1e6, latency: 0.5, hostBandwidth: null, removeLatency: 0, removeBandwidth: null });
   });
 
   it("lays workers out from groups: their own threads, limits and bandwidths, the layer's as defaults", () => {

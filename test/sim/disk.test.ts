@@ -16,7 +16,7 @@ describe("VirtualDisk", () => {
     const read = disk.read("x");
     expect(read.seconds).toBe(2.5);
     expect(simulatedDataSerializer.load(read.bytes)).toEqual(SimulatedData("x", 200));
-    expect(disk.totals).toEqual({ bytesWritten: 300, bytesRead: 200, writes: 2, reads: 1, busySeconds: 6.5 });
+    expect(disk.totals).toEqual({ bytesWritten: 300, bytesRead: 200, writes: 2, reads: 1, removals: 0, busySeconds: 6.5 });
     disk.delete("x");
     expect(() => disk.read("x")).toThrow('virtual disk: no spilled data for key "x"');
   });
