@@ -12,6 +12,8 @@ fetch_probe.py's timestamps installed in both workers:
 - connect: 2R small fetches (one 1 kB value), alternately on a new connection (the fetching
   worker's pooled ones dropped first) and on the pooled one;
 - keys: R warm fetches of k values of 3 MB for k = 1, 4, 10, 16, nothing else running;
+- grow: R fetches of 10 values of 3 MB whose copies the receiver frees once used (release),
+  then R whose copies it keeps (retain: its memory grows by each);
 - busy: R rounds of fetches of 10 and 16 values of 3 MB, simplex (one direction) and duplex
   (both directions at once), each round three times: idle, with both workers' two threads
   running the shuffle's splits meanwhile (churn: 50 ms tasks each building 3 MB,
@@ -27,16 +29,9 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-for up in (("..", "..", ".."), ("..", "..", "..", "..")):
-    harness = os.path.join(HERE, *up, "shared", "fidelity")
-    if os.path.exists(os.path.join(harness, "common.py")):
-        sys.path.insert(0, harness)
-        break
-sys.path.insert(0, HERE)
+import harness  # noqa: E402,F401  (the dask harness on sys.path)
 from common import start_cluster, worker_addresses  # noqa: E402
 import fetch_probe  # noqa: E402
 import fidelity_tasks as ft  # noqa: E402
@@ -150,6 +145,23 @@ def main():
                     wait(fetch(s, wb))
                     record("idle", k, [(wb, wa)])
                     del s
+
+            # grow: R fetches of 10 values of 3 MB whose copies the receiver frees once used,
+            # then R whose copies it keeps (fetch_probe.keep, held by the client): does a copy
+            # into memory the process never had cost more?
+            kept = []
+            for variant in ("release", "retain"):
+                for r in range(a.rounds):
+                    s = build(wa, 10)
+                    client.run(fetch_probe.read_events)
+                    if variant == "release":
+                        wait(fetch(s, wb))
+                    else:
+                        kept.append(client.submit(fetch_probe.keep, tag("keep"), *s, workers=[wb], pure=False, priority=10))
+                        wait(kept[-1])
+                    record(variant, 10, [(wb, wa)])
+                    del s
+            del kept
 
             # busy: both workers' threads run the shuffle's splits meanwhile (churn: 3 MB built,
             # then asleep), or only sleep (sleep: the same tasks' events on the loops, no bytes

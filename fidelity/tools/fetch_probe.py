@@ -146,3 +146,10 @@ def drop_connections(peer, dask_worker=None):
     """Closes the worker's pooled connections to `peer`: its next fetch from it connects anew."""
     dask_worker.rpc.remove(peer)
     return True
+
+
+def keep(key, *deps):
+    """A task that keeps what it fetched: its result holds the fetched values, so the receiver's
+    memory grows by them while the client holds it (the shuffle's joins' inputs stay until the
+    joins run)."""
+    return deps
