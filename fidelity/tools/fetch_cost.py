@@ -12,6 +12,9 @@ fetch_probe.py's timestamps installed in both workers:
 - connect: 2R small fetches (one 1 kB value), alternately on a new connection (the fetching
   worker's pooled ones dropped first) and on the pooled one;
 - keys: R warm fetches of k values of 3 MB for k = 1, 4, 10, 16, nothing else running;
+- cpu: every thread's CPU seconds (/proc) over 4R fetches of 10 values of 3 MB one way, per
+  MB moved, for the sender and the receiver (the loop is MainThread; Dask-Offload the
+  (de)serialisation of messages over 10 MiB; the rest the task threads, which build the values);
 - grow: R fetches of 10 values of 3 MB whose copies the receiver frees once used (release),
   then R whose copies it keeps (retain: its memory grows by each);
 - busy: R rounds of fetches of 10 and 16 values of 3 MB, simplex (one direction) and duplex
@@ -145,6 +148,22 @@ def main():
                     wait(fetch(s, wb))
                     record("idle", k, [(wb, wa)])
                     del s
+
+            # cpu: every thread's CPU over 4R fetches of 10 values of 3 MB, one direction:
+            # which threads of the sender and of the receiver a transferred byte costs
+            before = client.run(fetch_probe.thread_cpu)
+            moved = 0
+            for r in range(4 * a.rounds):
+                s = build(wa, 10)
+                wait(fetch(s, wb))
+                moved += 10 * MB3
+                del s
+            after = client.run(fetch_probe.thread_cpu)
+            client.run(fetch_probe.read_events)
+            out.setdefault("cpu_ms_per_MB", []).append({
+                role: {name: round(1e3 * (after[w].get(name, 0.0) - before[w].get(name, 0.0)) / (moved / 1e6), 3) for name in after[w]}
+                for role, w in (("sender", wa), ("receiver", wb))
+            })
 
             # grow: R fetches of 10 values of 3 MB whose copies the receiver frees once used,
             # then R whose copies it keeps (fetch_probe.keep, held by the client): does a copy

@@ -153,3 +153,23 @@ def keep(key, *deps):
     memory grows by them while the client holds it (the shuffle's joins' inputs stay until the
     joins run)."""
     return deps
+
+
+def thread_cpu():
+    """CPU seconds (user + system) of every thread of this process so far, by thread name
+    (MainThread runs the worker's event loop; Dask-Offload_0 the (de)serialisation of large
+    messages), from /proc/self/task/<tid>/stat."""
+    import os
+    import threading
+
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for t in threading.enumerate():
+        try:
+            with open(f"/proc/self/task/{t.native_id}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, TypeError):
+            continue
+        name = t.name.split("-")[0] if t.name.startswith("ThreadPoolExecutor") else t.name
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
