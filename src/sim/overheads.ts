@@ -55,7 +55,7 @@ export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
   schedulerDecision: 0.00062,
   schedulerMessage: 0,
   taskOverrun: 0,
-  connectLatency: 0.0017,
+  connectLatency: 0.0023,
 });
 
 export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
