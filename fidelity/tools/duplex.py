@@ -24,17 +24,9 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-# the fidelity set's dask harness (common.py, fidelity_tasks.py): ../shared/fidelity beside the checkout or its parent
-for up in (("..", "..", ".."), ("..", "..", "..", "..")):
-    harness = os.path.join(HERE, *up, "shared", "fidelity")
-    if os.path.exists(os.path.join(harness, "common.py")):
-        sys.path.insert(0, harness)
-        break
-sys.path.insert(0, HERE)
+import harness  # noqa: E402,F401  (the dask harness on sys.path)
 from common import start_cluster, transfer_logs, worker_addresses  # noqa: E402
 import fidelity_tasks as ft  # noqa: E402
 from distributed import wait  # noqa: E402

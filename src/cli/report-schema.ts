@@ -90,6 +90,7 @@ const clusterSummary = z.object({
     schedulerDecision: nonNegative,
     schedulerMessage: nonNegative,
     taskOverrun: nonNegative,
+    connectLatency: nonNegative,
   }),
   memory: z.object({ target: fraction, spill: fraction, pause: fraction, terminate: fraction, unmanaged: nonNegative, unmanagedPerTask: nonNegative, monitorInterval: nonNegative }),
   schedulerLoopSeconds: nonNegative,

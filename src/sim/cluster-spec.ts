@@ -65,6 +65,7 @@ export const overheadsSchema = z
     schedulerDecision: seconds.optional(),
     schedulerMessage: seconds.optional(),
     taskOverrun: seconds.optional(),
+    connectLatency: seconds.optional(),
   })
   .strict();
 

@@ -33,6 +33,12 @@ export interface Overheads {
    * machine sets what dask's own tasks overran there (docs/sim.md, "Overheads").
    */
   taskOverrun: number;
+  /**
+   * Seconds a fetch spends opening a connection when its worker has no idle one to the peer
+   * (dask's ConnectionPool.connect: TCP connect, then the comm handshake — the listener writes
+   * its info, the connector reads it and writes its own); the connection is pooled afterwards.
+   */
+  connectLatency: number;
 }
 
 /**
@@ -49,6 +55,7 @@ export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
   schedulerDecision: 0.00062,
   schedulerMessage: 0,
   taskOverrun: 0,
+  connectLatency: 0.0023,
 });
 
 export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
@@ -60,6 +67,7 @@ export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
   schedulerDecision: 0,
   schedulerMessage: 0,
   taskOverrun: 0,
+  connectLatency: 0,
 });
 
 /** The mean of a cost, seconds. */

@@ -138,6 +138,7 @@ class SimulationRun {
       addresses,
       dice: this.dice,
       latency: this.networkKind === "instant" ? 0 : latency,
+      connectLatency: this.networkKind === "instant" ? 0 : cluster.overheads.connectLatency,
       log: { record: (transfer) => this.transferDone(transfer), countFault: (kind, time) => this.report.countFault(kind, time) },
       onActivity: () => (this.lastActivity = this.clock.now()),
       onSettled: (to) => this.markDirty(to),

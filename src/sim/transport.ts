@@ -26,6 +26,11 @@ export interface SimTransportOptions {
   readonly dice: FaultDice;
   /** Seconds before an injected failure or busy answer arrives (one latency; 0 on the instant network). */
   readonly latency: number;
+  /**
+   * Seconds a fetch spends opening a connection to its peer when the fetching worker has none
+   * idle to it (dask's ConnectionPool: TCP connect and the comm handshake); 0: connections are free.
+   */
+  readonly connectLatency?: number;
   readonly log: TransferLog;
   /** Data moved or a request started: the run is not stalled. */
   readonly onActivity: () => void;
@@ -43,6 +48,9 @@ export class SimTransport implements Transport {
   private readonly clock: WorkerClock;
   private readonly dice: FaultDice;
   private readonly latency: number;
+  private readonly connectLatency: number;
+  /** Idle pooled connections: receiver → sender → how many (dask's `rpc.available`). */
+  private readonly idle = new Map<string, Map<string, number>>();
   private readonly log: TransferLog;
   private readonly onActivity: () => void;
   private readonly onSettled: (to: number) => void;
@@ -53,6 +61,7 @@ export class SimTransport implements Transport {
     this.clock = options.clock;
     this.dice = options.dice;
     this.latency = options.latency;
+    this.connectLatency = options.connectLatency ?? 0;
     this.log = options.log;
     this.onActivity = options.onActivity;
     this.onSettled = options.onSettled;
@@ -68,6 +77,8 @@ export class SimTransport implements Transport {
    */
   disconnect(address: string): void {
     this.dead.add(address);
+    this.idle.delete(address);
+    for (const peers of this.idle.values()) peers.delete(address);
     this.network.failWorker(address);
     this.inner.unregister(address);
   }
@@ -88,11 +99,20 @@ export class SimTransport implements Transport {
     this.onActivity();
     const log = (outcome: TransferRecord["outcome"], bytes: number, keyCount: number): void =>
       this.log.record({ from: fromWorker, to: options.who, keys: keyCount, bytes, start, end: this.clock.now(), outcome });
+    if (!this.dead.has(fromWorker) && !this.takeConnection(options.who, fromWorker)) {
+      try {
+        await this.clock.sleep(this.connectLatency, options.signal);
+      } catch (error) {
+        log("failed", 0, keys.length);
+        throw error;
+      }
+    }
     if (!this.dead.has(fromWorker)) {
       if (this.dice.busy(from, start)) {
         await this.clock.sleep(this.latency, options.signal);
         log("busy", 0, keys.length);
         this.log.countFault("busy", this.clock.now());
+        this.returnConnection(options.who, fromWorker);
         return { status: "busy" };
       }
       if (this.dice.transferFails(from, to, start)) {
@@ -113,6 +133,7 @@ export class SimTransport implements Transport {
       }
       throw error;
     }
+    this.returnConnection(options.who, fromWorker);
     if (response.status === "busy") {
       log("busy", 0, keys.length);
       return response;
@@ -126,5 +147,26 @@ export class SimTransport implements Transport {
     log(count === 0 ? "missing" : "ok", bytes, count);
     this.onActivity();
     return response;
+  }
+
+  /** Takes an idle connection of `to` to `from` from the pool: false when there is none (the fetch opens one). */
+  private takeConnection(to: string, from: string): boolean {
+    if (this.connectLatency <= 0) return true;
+    const peers = this.idle.get(to);
+    const count = peers?.get(from) ?? 0;
+    if (count === 0) return false;
+    peers!.set(from, count - 1);
+    return true;
+  }
+
+  /**
+   * The fetch is done with its connection and the pool keeps it (dask's `rpc.reuse`); a fetch
+   * that failed does not call this — dask aborts a comm that raised, so the next one connects anew.
+   */
+  private returnConnection(to: string, from: string): void {
+    if (this.connectLatency <= 0 || this.dead.has(from) || this.dead.has(to)) return;
+    let peers = this.idle.get(to);
+    if (peers === undefined) this.idle.set(to, (peers = new Map()));
+    peers.set(from, (peers.get(from) ?? 0) + 1);
   }
 }
