@@ -12,13 +12,14 @@ import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { HostDisk } from "./host-disk.js";
+import { HostCpu, type CpuThread } from "./host-cpu.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
 import { costDraw, meanCost } from "./overheads.js";
 import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
-import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
+import { REPORT_SCHEMA_VERSION, type HostSummary, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
 import { ReportBuilder, threadTimeProblems } from "./report-builder.js";
 import { Scheduler } from "./scheduler.js";
 import { ExecutionTracker } from "./scheduler/executing.js";
@@ -74,6 +75,9 @@ class SimulationRun {
   private readonly toWorker: BatchedLink[] = [];
   private readonly toScheduler: BatchedLink[] = [];
   private readonly loops: SerialLoop[] = [];
+  /** Each host's cores when the cluster has a CPU model (by host index), and the scheduler loop's thread. */
+  private readonly hostCpus = new Map<number, HostCpu>();
+  private readonly schedulerThread: CpuThread | null = null;
   /** Workers differ in memory limit (the report then gives each its own). */
   private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
@@ -118,12 +122,23 @@ class SimulationRun {
     const endpoints = new Map<string, EndpointCapacity>(
       cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
     );
+    const host = cluster.host;
+    // A worker's loop thread: its SerialLoop's work, and bytes it moves (max-min, shared-host).
+    const loopThreads: CpuThread[] = [];
+    if (host !== null) {
+      for (const shape of cluster.workers) if (!this.hostCpus.has(shape.host)) this.hostCpus.set(shape.host, new HostCpu(host));
+      for (const shape of cluster.workers) {
+        loopThreads.push(this.hostCpus.get(shape.host)!.thread(() => this.moving(shape.address)));
+      }
+      this.schedulerThread = host.schedulerHost === null ? null : this.hostCpus.get(host.schedulerHost)!.thread();
+    }
     this.network = createNetwork(this.networkKind, this.clock, {
       latency,
       bandwidth: cluster.bandwidth,
       endpoints,
       hostBandwidth: cluster.hostBandwidth,
       loopBandwidth: cluster.loopBandwidth,
+      ...(host === null ? {} : { loopShare: (address: string) => loopThreads[this.addressIndex.get(address)!]!.shareAt(this.clock.now()) }),
     });
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(
@@ -152,7 +167,7 @@ class SimulationRun {
       this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
       // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
       this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency, (run) => this.readBatch(run)));
-      this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`)));
+      this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`), loopThreads[i] ?? null));
     }
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
@@ -171,7 +186,14 @@ class SimulationRun {
           throw error;
         }),
       },
-      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000, decisionCost: cluster.overheads.schedulerDecision, messageCost: cluster.overheads.schedulerMessage },
+      {
+        policy,
+        seed,
+        maxStealRecords: options.maxTaskRecords ?? 100_000,
+        decisionCost: cluster.overheads.schedulerDecision,
+        messageCost: cluster.overheads.schedulerMessage,
+        ...(this.schedulerThread === null ? {} : { loopThread: this.schedulerThread }),
+      },
     );
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
@@ -207,9 +229,11 @@ class SimulationRun {
       reported.add(kind);
       this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
+    const hostCpu = this.hostCpus.get(this.cluster.workers[index]!.host);
     const executor = new RecordingExecutor({
       address,
       sink: this.report,
+      ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, this.clock.now()) }),
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
@@ -256,6 +280,11 @@ class SimulationRun {
   private send(worker: number, message: SendMessageToScheduler): void {
     this.markDirty(worker);
     this.toScheduler[worker]!.send(() => this.receive(worker, message));
+  }
+
+  /** Whether a worker's loop is moving bytes now (the network's flows through it). */
+  private moving(address: string): boolean {
+    return this.network.moving?.(address) ?? false;
   }
 
   /** A transfer ended: into the report, and (when it succeeded) into the receiver's bandwidth estimate. */
@@ -437,6 +466,18 @@ class SimulationRun {
     return { report, spanRecords: this.spanRecords };
   }
 
+  private hostSummary(host: NonNullable<ResolvedCluster["host"]>): HostSummary {
+    let tasks = 0;
+    for (const cpu of this.hostCpus.values()) tasks += cpu.taskWaitSeconds;
+    return {
+      cores: host.cores,
+      load: host.load,
+      credit: host.credit,
+      schedulerHost: host.schedulerHost,
+      coreWaitSeconds: { scheduler: this.schedulerThread?.waitSeconds ?? 0, eventLoops: this.loops.map((loop) => loop.coreWaitSeconds), tasks },
+    };
+  }
+
   private buildReport(): SimReport {
     const scheduler = this.scheduler;
     const graph = this.graph;
@@ -482,6 +523,7 @@ class SimulationRun {
         overheads: { ...c.overheads },
         memory: { ...c.memory },
         schedulerLoopSeconds: this.scheduler.decisionSeconds,
+        ...(c.host === null ? {} : { host: this.hostSummary(c.host) }),
       },
       memory: this.memory,
     });
