@@ -2,6 +2,7 @@
 behind `host` in the cluster profiles (docs/sim.md, "Host CPU").
 
     /usr/bin/python3 fidelity/tools/cpu_share.py [--dask] [--json FILE]
+    /usr/bin/python3 fidelity/tools/cpu_share.py --probe   # (a) alone, no spinners: one line
 
 With K spinning processes (K = 0, 2, 4) started by the tool as controlled background load, each
 in the tool's session (one autogroup with the measured thread: they compete thread by thread) or
@@ -90,6 +91,10 @@ def dask_throughput():
 
 
 def main():
+    if "--probe" in sys.argv:
+        before = load1()
+        print(json.dumps({"at": time.strftime("%H:%M:%S", time.gmtime()), "load_before": before, "busy_share": round(busy_share(), 3), "load_after": load1()}), flush=True)
+        return
     with_dask = "--dask" in sys.argv
     out_path = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
     rows = []
