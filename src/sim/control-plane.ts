@@ -103,11 +103,6 @@ export class SerialLoop implements EventLoopModel {
     return this.freeAt - now;
   }
 
-  /** Seconds its booked work waited for a core (0 without a CPU model). */
-  get coreWaitSeconds(): number {
-    return this.cpu?.waitSeconds ?? 0;
-  }
-
   handlingDelay(): number {
     return this.reserve(this.doneSeconds());
   }

@@ -7,6 +7,8 @@
 // spent the thread runs at its fair share, min(1, cores / (load + runnable threads)).
 // A piece of work's speed is computed when it starts (as the host disk does): later pieces never
 // change an earlier one's end. docs/sim.md, "Host CPU".
+import type { ResolvedHost } from "./cluster.js";
+import type { HostSummary } from "./report.js";
 
 /** The host model's parameters (a cluster's `host` section, resolved). */
 export interface HostCpuParameters {
@@ -131,5 +133,45 @@ export class CpuThread {
     this.waitSeconds += wall - cpu;
     this.freeAt = begin + wall;
     return this.freeAt;
+  }
+}
+
+/**
+ * The cores of a run's hosts: one HostCpu per host its workers fill, each worker's loop thread
+ * (busy also while the network moves its bytes) and the scheduler loop's thread on its host.
+ */
+export class ClusterCpu {
+  private readonly hosts = new Map<number, HostCpu>();
+  /** Per worker, in order: its event loop's thread. */
+  readonly loopThreads: CpuThread[] = [];
+  readonly schedulerThread: CpuThread | null;
+
+  constructor(
+    private readonly parameters: ResolvedHost,
+    workerHosts: readonly number[],
+    moving: (worker: number) => boolean,
+  ) {
+    workerHosts.forEach((host, worker) => this.loopThreads.push(this.host(host).thread(() => moving(worker))));
+    this.schedulerThread = parameters.schedulerHost === null ? null : this.host(parameters.schedulerHost).thread();
+  }
+
+  /** The cores of host `index`. */
+  host(index: number): HostCpu {
+    let host = this.hosts.get(index);
+    if (host === undefined) this.hosts.set(index, (host = new HostCpu(this.parameters)));
+    return host;
+  }
+
+  summary(): HostSummary {
+    let tasks = 0;
+    for (const host of this.hosts.values()) tasks += host.taskWaitSeconds;
+    const { cores, load, credit, schedulerHost } = this.parameters;
+    return {
+      cores,
+      load,
+      credit,
+      schedulerHost,
+      coreWaitSeconds: { scheduler: this.schedulerThread?.waitSeconds ?? 0, eventLoops: this.loopThreads.map((thread) => thread.waitSeconds), tasks },
+    };
   }
 }

@@ -12,14 +12,14 @@ import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { HostDisk } from "./host-disk.js";
-import { HostCpu, type CpuThread } from "./host-cpu.js";
+import { ClusterCpu } from "./host-cpu.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
 import { costDraw, meanCost } from "./overheads.js";
 import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
-import { REPORT_SCHEMA_VERSION, type HostSummary, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
+import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
 import { ReportBuilder, threadTimeProblems } from "./report-builder.js";
 import { Scheduler } from "./scheduler.js";
 import { ExecutionTracker } from "./scheduler/executing.js";
@@ -75,9 +75,8 @@ class SimulationRun {
   private readonly toWorker: BatchedLink[] = [];
   private readonly toScheduler: BatchedLink[] = [];
   private readonly loops: SerialLoop[] = [];
-  /** Each host's cores when the cluster has a CPU model (by host index), and the scheduler loop's thread. */
-  private readonly hostCpus = new Map<number, HostCpu>();
-  private readonly schedulerThread: CpuThread | null = null;
+  /** The hosts' cores, when the cluster has a CPU model. */
+  private readonly cpu: ClusterCpu | null;
   /** Workers differ in memory limit (the report then gives each its own). */
   private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
@@ -122,23 +121,15 @@ class SimulationRun {
     const endpoints = new Map<string, EndpointCapacity>(
       cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
     );
-    const host = cluster.host;
-    // A worker's loop thread: its SerialLoop's work, and bytes it moves (max-min, shared-host).
-    const loopThreads: CpuThread[] = [];
-    if (host !== null) {
-      for (const shape of cluster.workers) if (!this.hostCpus.has(shape.host)) this.hostCpus.set(shape.host, new HostCpu(host));
-      for (const shape of cluster.workers) {
-        loopThreads.push(this.hostCpus.get(shape.host)!.thread(() => this.moving(shape.address)));
-      }
-      this.schedulerThread = host.schedulerHost === null ? null : this.hostCpus.get(host.schedulerHost)!.thread();
-    }
+    // A worker's loop thread carries its SerialLoop's work and the bytes it moves (max-min, shared-host).
+    const cpu = (this.cpu = cluster.host === null ? null : new ClusterCpu(cluster.host, cluster.workers.map((shape) => shape.host), (w) => this.network.moving?.(addresses[w]!) ?? false));
     this.network = createNetwork(this.networkKind, this.clock, {
       latency,
       bandwidth: cluster.bandwidth,
       endpoints,
       hostBandwidth: cluster.hostBandwidth,
       loopBandwidth: cluster.loopBandwidth,
-      ...(host === null ? {} : { loopShare: (address: string) => loopThreads[this.addressIndex.get(address)!]!.shareAt(this.clock.now()) }),
+      ...(cpu === null ? {} : { loopShare: (address: string) => cpu.loopThreads[this.addressIndex.get(address)!]!.shareAt(this.clock.now()) }),
     });
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(
@@ -167,7 +158,7 @@ class SimulationRun {
       this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
       // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
       this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency, (run) => this.readBatch(run)));
-      this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`), loopThreads[i] ?? null));
+      this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`), cpu?.loopThreads[i] ?? null));
     }
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
@@ -186,14 +177,7 @@ class SimulationRun {
           throw error;
         }),
       },
-      {
-        policy,
-        seed,
-        maxStealRecords: options.maxTaskRecords ?? 100_000,
-        decisionCost: cluster.overheads.schedulerDecision,
-        messageCost: cluster.overheads.schedulerMessage,
-        ...(this.schedulerThread === null ? {} : { loopThread: this.schedulerThread }),
-      },
+      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000, decisionCost: cluster.overheads.schedulerDecision, messageCost: cluster.overheads.schedulerMessage, loopThread: cpu?.schedulerThread ?? null },
     );
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
@@ -229,7 +213,7 @@ class SimulationRun {
       reported.add(kind);
       this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
-    const hostCpu = this.hostCpus.get(this.cluster.workers[index]!.host);
+    const hostCpu = this.cpu?.host(this.cluster.workers[index]!.host);
     const executor = new RecordingExecutor({
       address,
       sink: this.report,
@@ -280,11 +264,6 @@ class SimulationRun {
   private send(worker: number, message: SendMessageToScheduler): void {
     this.markDirty(worker);
     this.toScheduler[worker]!.send(() => this.receive(worker, message));
-  }
-
-  /** Whether a worker's loop is moving bytes now (the network's flows through it). */
-  private moving(address: string): boolean {
-    return this.network.moving?.(address) ?? false;
   }
 
   /** A transfer ended: into the report, and (when it succeeded) into the receiver's bandwidth estimate. */
@@ -466,18 +445,6 @@ class SimulationRun {
     return { report, spanRecords: this.spanRecords };
   }
 
-  private hostSummary(host: NonNullable<ResolvedCluster["host"]>): HostSummary {
-    let tasks = 0;
-    for (const cpu of this.hostCpus.values()) tasks += cpu.taskWaitSeconds;
-    return {
-      cores: host.cores,
-      load: host.load,
-      credit: host.credit,
-      schedulerHost: host.schedulerHost,
-      coreWaitSeconds: { scheduler: this.schedulerThread?.waitSeconds ?? 0, eventLoops: this.loops.map((loop) => loop.coreWaitSeconds), tasks },
-    };
-  }
-
   private buildReport(): SimReport {
     const scheduler = this.scheduler;
     const graph = this.graph;
@@ -523,7 +490,7 @@ class SimulationRun {
         overheads: { ...c.overheads },
         memory: { ...c.memory },
         schedulerLoopSeconds: this.scheduler.decisionSeconds,
-        ...(c.host === null ? {} : { host: this.hostSummary(c.host) }),
+        ...(this.cpu === null ? {} : { host: this.cpu.summary() }),
       },
       memory: this.memory,
     });
