@@ -177,7 +177,7 @@ describe("cluster.host in a run", () => {
     expect(network.moving("A")).toBe(false);
   });
 
-  it("never shortens a run when the load rises (fast-check)", async () => {
+  it("never shortens a run of a chain or of independent tasks on one worker when the load rises (fast-check; where timing steers placement it can: docs/sim.md)", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 12 }),
