@@ -177,6 +177,33 @@ describe("cluster.host in a run", () => {
     expect(network.moving("A")).toBe(false);
   });
 
+  it("scales a transfer in a run by both loops' shares: 100 MB through loops of 100 MB/s on 1-core hosts with load 1 take 2 s, not 1", async () => {
+    // Two roots of 100 MB (one per worker, one worker per host), then a task that needs both: one of them moves.
+    const builder = new GraphBuilder();
+    const a = builder.addTask({ key: "a-0", prefix: "a", duration: 0.1, nbytes: 100e6, cpuShare: 0 });
+    const b = builder.addTask({ key: "a-1", prefix: "a", duration: 0.1, nbytes: 100e6, cpuShare: 0 });
+    const c = builder.addTask({ key: "join", prefix: "join", duration: 0.1, nbytes: 10, cpuShare: 0 });
+    builder.addDependency(c, a);
+    builder.addDependency(c, b);
+    const workload: Workload = { name: "join", description: "", graph: builder.build("join"), faults: [], cluster: {} };
+    const run = async (host?: object) =>
+      (
+        await simulate(workload, {
+          workers: 2,
+          threads: 1,
+          network: "max-min",
+          latency: 0,
+          bandwidth: 1e9,
+          cluster: { overheads: NO_OVERHEADS, loopBandwidth: 100e6, workersPerHost: 1, ...(host === undefined ? {} : { host }) },
+        })
+      ).report.transfers;
+    const plain = await run();
+    const slowed = await run({ cores: 1, load: 1, credit: 0, schedulerHost: null });
+    expect(plain).toHaveLength(1);
+    expect(plain[0]!.end - plain[0]!.start).toBeCloseTo(1, 9);
+    expect(slowed[0]!.end - slowed[0]!.start).toBeCloseTo(2, 9);
+  });
+
   it("never shortens a run of a chain or of independent tasks on one worker when the load rises (fast-check; where timing steers placement it can: docs/sim.md)", async () => {
     await fc.assert(
       fc.asyncProperty(
