@@ -94,6 +94,15 @@ const clusterSummary = z.object({
   }),
   memory: z.object({ target: fraction, spill: fraction, pause: fraction, terminate: fraction, unmanaged: nonNegative, unmanagedPerTask: nonNegative, monitorInterval: nonNegative }),
   schedulerLoopSeconds: nonNegative,
+  host: z
+    .object({
+      cores: z.number().int().positive(),
+      load: nonNegative,
+      credit: nonNegative,
+      schedulerHost: z.number().int().nonnegative().nullable(),
+      coreWaitSeconds: z.object({ scheduler: nonNegative, eventLoops: z.array(nonNegative), tasks: nonNegative }),
+    })
+    .optional(),
 });
 
 const memorySample = z.object({

@@ -7,7 +7,7 @@ import { formatLimit, LIMITS } from "./limits.js";
 import { NETWORK_KINDS } from "./network/registry.js";
 import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
 import { secondsCost } from "./distribution-spec.js";
-import { bytes, count, nonNegative, number, parseInto } from "./spec-fields.js";
+import { bytes, count, index, nonNegative, number, parseInto } from "./spec-fields.js";
 import { formatPath } from "./spec-checks.js";
 import { SpecError } from "./spec-error.js";
 import { loadDataFile } from "./spec-file.js";
@@ -79,6 +79,22 @@ export const diskSchema = z
   })
   .strict();
 
+/**
+ * The cores of each host and what else runs there (host-cpu.ts): unset, the cluster's threads
+ * never wait for a core. A layer may set some fields; `cores` must be set by one of them.
+ */
+export const hostSchema = z
+  .object({
+    cores: count.max(LIMITS.threads, `expected at most ${formatLimit(LIMITS.threads)} cores`).optional(),
+    /** Other jobs' runnable threads on each host (a load average). */
+    load: nonNegative.optional(),
+    /** CPU seconds a thread that slept may run at full speed (default: the kernel's, from cores). */
+    credit: seconds.optional(),
+    /** The host the scheduler runs on (a LocalCluster: 0, with the workers); null = a host of its own. */
+    schedulerHost: index.nullable().optional(),
+  })
+  .strict();
+
 const clusterFields = {
   workers: workerCount.optional(),
   threads: threadCount.optional(),
@@ -101,6 +117,7 @@ const clusterFields = {
     })
     .optional(),
   disk: diskSchema.optional(),
+  host: hostSchema.optional(),
   overheads: overheadsSchema.optional(),
   memory: memoryModelSchema.optional(),
   /** The placement policy (src/sim/scheduler/registry.ts), checked by name and options when the spec or profile is validated. */
@@ -144,6 +161,7 @@ export type ClusterProfileInput = z.input<typeof clusterProfileSchema>;
 export type WorkerGroupSpec = z.infer<typeof workerGroupSchema>;
 export type MemoryModelSpec = z.infer<typeof memoryModelSchema>;
 export type OverheadsSpec = z.infer<typeof overheadsSchema>;
+export type HostSpec = z.infer<typeof hostSchema>;
 
 /** A registered policy's name and options are checked here; a module path when the run loads it. */
 export function schedulerProblem(selection: { name: string; options?: Record<string, string | number | boolean> } | undefined, where = "cluster."): string | null {

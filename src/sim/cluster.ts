@@ -11,7 +11,8 @@ import { DEFAULT_DISK, type DiskParameters } from "./disk.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { DEFAULT_MEMORY_MODEL, type MemoryModel } from "./memory.js";
 import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind } from "./network/index.js";
-import type { ClusterSpec } from "./cluster-spec.js";
+import type { ClusterSpec, HostSpec } from "./cluster-spec.js";
+import { eevdfCredit, type HostCpuParameters } from "./host-cpu.js";
 import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
 
 /** One simulated worker as the cluster describes it. */
@@ -41,8 +42,15 @@ export interface ResolvedCluster {
   /** Bytes/s each worker's event loop moves, its sends and receives together (max-min, shared-host); null = no such limit. */
   readonly loopBandwidth: number | null;
   readonly disk: DiskParameters;
+  /** The hosts' cores and other load (host-cpu.ts), and where the scheduler runs; null = no CPU model (no thread waits for a core). */
+  readonly host: ResolvedHost | null;
   readonly overheads: Overheads;
   readonly memory: MemoryModel;
+}
+
+export interface ResolvedHost extends HostCpuParameters {
+  /** Index of the scheduler's host; null = a host of its own (nothing else runs there). */
+  readonly schedulerHost: number | null;
 }
 
 /** The run options that describe the cluster (SimOptions' own fields), the highest layer. */
@@ -167,8 +175,10 @@ export function resolveCluster(
     }
   }
 
+  const hosts = workers.length === 0 ? 0 : workers[workers.length - 1]!.host + 1;
   return {
     workers,
+    host: resolveHost(layers.map((layer) => layer.host), hosts),
     network,
     latency: highest(layers, "latency") ?? DEFAULT_NETWORK.latency,
     bandwidth,
@@ -179,4 +189,16 @@ export function resolveCluster(
     overheads: mergeSection<Overheads>(DEFAULT_OVERHEADS, layers.map((layer) => layer.overheads)),
     memory: mergeSection<MemoryModel>(DEFAULT_MEMORY_MODEL, layers.map((layer) => layer.memory)),
   };
+}
+
+/** The host section merged field by field; null when no layer has one. */
+function resolveHost(sections: ReadonlyArray<HostSpec | undefined>, hosts: number): ResolvedHost | null {
+  if (sections.every((section) => section === undefined)) return null;
+  const merged = mergeSection<HostSpec>({}, sections);
+  if (merged.cores === undefined) throw new ClusterLayoutError("cluster.host: expected cores (the cores of each host) where load or credit is set");
+  const schedulerHost = merged.schedulerHost === undefined ? 0 : merged.schedulerHost;
+  if (schedulerHost !== null && schedulerHost >= hosts) {
+    throw new ClusterLayoutError(`cluster.host.schedulerHost: host ${schedulerHost} does not exist (the workers fill ${hosts} host${hosts === 1 ? "" : "s"}; null puts the scheduler on a host of its own)`);
+  }
+  return { cores: merged.cores, load: merged.load ?? 0, credit: merged.credit ?? eevdfCredit(merged.cores), schedulerHost };
 }

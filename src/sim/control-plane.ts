@@ -4,6 +4,7 @@
 // wire latency. A `SerialLoop` is a single-threaded event loop (a worker's, the scheduler's):
 // every stimulus it handles costs it time, one after the other. docs/sim.md, "Overheads".
 import type { WorkerClock } from "../worker/clock.js";
+import type { CpuThread } from "./host-cpu.js";
 import type { EventLoopModel } from "../worker/types.js";
 
 /**
@@ -72,7 +73,9 @@ export class BatchedLink {
  * time. `reserve(seconds)` books work arriving now and says how long until it is done;
  * `handlingDelay()` books one done event (`doneCost`), as a Worker's EventLoopModel, and
  * `messagesDelay(n)` n message ops (`messageCost`). A cost is seconds, or a function giving
- * each event's seconds (drawn from a distribution; for message ops, the n ops' together).
+ * each event's seconds (drawn from a distribution; for message ops, the n ops' together). On
+ * a host with a CPU model (`cpu`), booked seconds are CPU seconds and the thread's share of the
+ * cores decides how long they take (host-cpu.ts).
  */
 export class SerialLoop implements EventLoopModel {
   private freeAt = 0;
@@ -85,6 +88,7 @@ export class SerialLoop implements EventLoopModel {
     private readonly clock: WorkerClock,
     doneCost: number | (() => number) = 0,
     messageCost: number | ((ops: number) => number) = 0,
+    private readonly cpu: CpuThread | null = null,
   ) {
     this.doneSeconds = typeof doneCost === "number" ? () => doneCost : doneCost;
     this.messageSeconds = typeof messageCost === "number" ? (ops) => ops * messageCost : messageCost;
@@ -94,7 +98,7 @@ export class SerialLoop implements EventLoopModel {
     const now = this.clock.now();
     // Work that costs nothing still waits its turn behind what is booked.
     if (seconds <= 0) return this.freeAt > now ? this.freeAt - now : 0;
-    this.freeAt = Math.max(this.freeAt, now) + seconds;
+    this.freeAt = this.cpu === null ? Math.max(this.freeAt, now) + seconds : this.cpu.run(now, seconds);
     this.busySeconds += seconds;
     return this.freeAt - now;
   }

@@ -19,10 +19,12 @@ export interface RecordingExecutorOptions {
   /** The state of a task in its worker's WorkerState: the Worker discards the result of a task
    * released while it ran (state cancelled), and the record says so. */
   readonly taskState: (key: string) => string | undefined;
+  /** Wall seconds a task's CPU part of `seconds` takes from now on its host's cores (host-cpu.ts); unset: its CPU seconds. */
+  readonly cpuPart?: (seconds: number) => number;
 }
 
 export class RecordingExecutor implements Executor {
-  private readonly inner = new SimulatedExecutor();
+  private readonly inner: SimulatedExecutor;
   /** Like the SimulatedExecutor it wraps: records under `context.span` only. */
   readonly explicitSpans = true;
   private readonly address: string;
@@ -33,6 +35,7 @@ export class RecordingExecutor implements Executor {
     this.address = options.address;
     this.sink = options.sink;
     this.taskState = options.taskState;
+    this.inner = new SimulatedExecutor(options.cpuPart);
   }
 
   execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {

@@ -89,6 +89,23 @@ export interface ClusterSummary {
   memory: import("./memory.js").MemoryModel;
   /** Seconds the scheduler's loop spent deciding where tasks go (schedulerDecision per task sent). */
   schedulerLoopSeconds: number;
+  /** The hosts' CPU model, when the cluster has one (`cluster.host`): its parameters and the seconds each kind of thread waited for a core. */
+  host?: HostSummary;
+}
+
+export interface HostSummary {
+  cores: number;
+  load: number;
+  credit: number;
+  /** null: the scheduler ran on a host of its own. */
+  schedulerHost: number | null;
+  /**
+   * Wall seconds less CPU seconds of the work booked on each thread: the scheduler's loop, each
+   * worker's loop (in worker order; its execute and gather-dep roots' `other` time holds it),
+   * and tasks' CPU parts (their `thread-noncpu` holds it). Bytes a loop moves are slowed through
+   * its network capacity instead (the transfer's duration holds it).
+   */
+  coreWaitSeconds: { scheduler: number; eventLoops: number[]; tasks: number };
 }
 
 /** One steal request of the scheduler policy and how it ended (victim and thief are addresses). */

@@ -12,6 +12,7 @@ import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { HostDisk } from "./host-disk.js";
+import { ClusterCpu } from "./host-cpu.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
@@ -74,6 +75,8 @@ class SimulationRun {
   private readonly toWorker: BatchedLink[] = [];
   private readonly toScheduler: BatchedLink[] = [];
   private readonly loops: SerialLoop[] = [];
+  /** The hosts' cores, when the cluster has a CPU model. */
+  private readonly cpu: ClusterCpu | null;
   /** Workers differ in memory limit (the report then gives each its own). */
   private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
@@ -118,12 +121,15 @@ class SimulationRun {
     const endpoints = new Map<string, EndpointCapacity>(
       cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
     );
+    // A worker's loop thread carries its SerialLoop's work and the bytes it moves (max-min, shared-host).
+    const cpu = (this.cpu = cluster.host === null ? null : new ClusterCpu(cluster.host, cluster.workers.map((shape) => shape.host), (w) => this.network.moving?.(addresses[w]!) ?? false));
     this.network = createNetwork(this.networkKind, this.clock, {
       latency,
       bandwidth: cluster.bandwidth,
       endpoints,
       hostBandwidth: cluster.hostBandwidth,
       loopBandwidth: cluster.loopBandwidth,
+      ...(cpu === null ? {} : { loopShare: (address: string) => cpu.loopThreads[this.addressIndex.get(address)!]!.shareAt(this.clock.now()) }),
     });
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(
@@ -153,7 +159,7 @@ class SimulationRun {
       this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
       // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
       this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency, (run) => this.readBatch(run)));
-      this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`)));
+      this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`), cpu?.loopThreads[i] ?? null));
     }
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
@@ -172,7 +178,7 @@ class SimulationRun {
           throw error;
         }),
       },
-      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000, decisionCost: cluster.overheads.schedulerDecision, messageCost: cluster.overheads.schedulerMessage },
+      { policy, seed, maxStealRecords: options.maxTaskRecords ?? 100_000, decisionCost: cluster.overheads.schedulerDecision, messageCost: cluster.overheads.schedulerMessage, loopThread: cpu?.schedulerThread ?? null },
     );
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
@@ -208,9 +214,11 @@ class SimulationRun {
       reported.add(kind);
       this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
+    const hostCpu = this.cpu?.host(this.cluster.workers[index]!.host);
     const executor = new RecordingExecutor({
       address,
       sink: this.report,
+      ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, this.clock.now()) }),
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
@@ -483,6 +491,7 @@ class SimulationRun {
         overheads: { ...c.overheads },
         memory: { ...c.memory },
         schedulerLoopSeconds: this.scheduler.decisionSeconds,
+        ...(this.cpu === null ? {} : { host: this.cpu.summary() }),
       },
       memory: this.memory,
     });

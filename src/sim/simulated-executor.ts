@@ -81,19 +81,30 @@ export class SimulatedExecutor implements Executor {
   /** Records under `context.span` only. */
   readonly explicitSpans = true;
 
+  /**
+   * `cpuPart`: how many wall seconds a "thread-cpu" activity takes from now when the task's
+   * thread shares the host's cores (host-cpu.ts). The excess is time the thread was runnable
+   * without a core: dask's thread_time does not count it, so it shows as a "thread-noncpu"
+   * activity after the CPU part.
+   */
+  constructor(private readonly cpuPart?: (seconds: number) => number) {}
+
   async execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
     const model = validateTaskModel(task.runSpec, task.key);
     const { span, clock, signal } = context;
     for (const activity in model.durations) {
+      const seconds = model.durations[activity] as number;
+      // Its wall time is decided as it starts (the host's threads now); the CPU seconds come first.
+      const wait = this.cpuPart !== undefined && activity === "thread-cpu" && seconds > 0 ? this.cpuPart(seconds) - seconds : 0;
       const child = span.child(activity);
       try {
-        const seconds = model.durations[activity] as number;
         // a zero-length activity costs no timer (and no step of a virtual clock)
         if (seconds > 0) await clock.sleep(seconds, signal);
         else signal.throwIfAborted();
       } finally {
         child.end();
       }
+      if (wait > 0) await waitForCore(span, wait, clock, signal);
     }
     if (model.reschedule === true) throw new Reschedule(`task model of ${JSON.stringify(task.key)} asked to be rescheduled`);
     if (model.fail !== undefined && model.fail !== false) {
@@ -102,5 +113,15 @@ export class SimulatedExecutor implements Executor {
       );
     }
     return { value: SimulatedData(task.key, model.outputBytes), nbytes: model.outputBytes, type: "SimulatedData" };
+  }
+}
+
+/** A CPU part's wait for a core, as the "thread-noncpu" child it shows as. */
+async function waitForCore(span: ExecuteContext["span"], seconds: number, clock: ExecuteContext["clock"], signal: AbortSignal): Promise<void> {
+  const child = span.child("thread-noncpu");
+  try {
+    await clock.sleep(seconds, signal);
+  } finally {
+    child.end();
   }
 }

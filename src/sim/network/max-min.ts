@@ -117,6 +117,8 @@ export class MaxMinNetwork implements SimNetwork {
   /** Per endpoint: its send resource (receive is the next one), its loop and its host resource (-1: none, or hosts do not share). */
   private readonly sendResource: number[] = [];
   private readonly loopResource: number[] = [];
+  /** Per endpoint: its address (the loop's share is asked by it). */
+  private readonly addresses: string[] = [];
   private readonly hostResource: number[] = [];
   private readonly hostResources = new Map<number, number>();
   private readonly dead = new Set<string>();
@@ -211,12 +213,14 @@ export class MaxMinNetwork implements SimNetwork {
     this.endpointIndex.set(address, index);
     const own = this.parameters.endpoints?.get(address);
     this.sendResource.push(this.capacity.length);
+    this.addresses.push(address);
     const send = own?.send ?? this.send;
     const receive = own?.receive ?? this.receive;
     this.capacity.push(send, receive);
     // A loop that can carry all the worker can send and receive at once never binds: left out,
-    // the rates are the same and the water-filling has a resource less per flow.
-    if (this.loop !== null && this.loop < send + receive) {
+    // the rates are the same and the water-filling has a resource less per flow (unless its
+    // share of the host's cores may shrink it).
+    if (this.loop !== null && (this.loop < send + receive || this.parameters.loopShare !== undefined)) {
       this.loopResource.push(this.capacity.length);
       this.capacity.push(this.loop);
     } else {
@@ -299,7 +303,7 @@ export class MaxMinNetwork implements SimNetwork {
       if (toHost >= 0 && toHost !== fromHost) resources[used++] = toHost;
       start[f + 1] = used;
     }
-    const rates = maxMinFairRatesOver(start, resources.subarray(0, used), this.capacity);
+    const rates = maxMinFairRatesOver(start, resources.subarray(0, used), this.loopShare === undefined ? this.capacity : this.sharedCapacity());
     let soonest = Number.POSITIVE_INFINITY;
     for (let f = 0; f < flows.length; f++) {
       const flow = flows[f]!;
@@ -308,6 +312,27 @@ export class MaxMinNetwork implements SimNetwork {
       if (finish < soonest) soonest = finish;
     }
     this.timer = this.clock.setTimer(this.clock.now() + soonest, () => this.completeDue());
+  }
+
+  /** Whether `address` has bytes moving now (its loop's thread is busy with them). */
+  moving(address: string): boolean {
+    for (const flow of this.flows) if (flow.request.from === address || flow.request.to === address) return true;
+    return false;
+  }
+
+  private get loopShare(): ((address: string) => number) | undefined {
+    return this.parameters.loopShare;
+  }
+
+  /** The capacities with every loop scaled by its thread's share of its host's cores now. */
+  private sharedCapacity(): number[] {
+    const capacity = this.capacity.slice();
+    const share = this.parameters.loopShare!;
+    for (let e = 0; e < this.loopResource.length; e++) {
+      const loop = this.loopResource[e]!;
+      if (loop >= 0) capacity[loop] = capacity[loop]! * share(this.addresses[e]!);
+    }
+    return capacity;
   }
 
   private completeDue(): void {

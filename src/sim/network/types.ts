@@ -22,6 +22,12 @@ export interface NetworkParameters {
    * such limit (a run's cluster has DEFAULT_LOOP_BANDWIDTH unless it says otherwise).
    */
   loopBandwidth?: number | null;
+  /**
+   * The fraction of its loop's capacity a worker's event loop has now (max-min and shared-host):
+   * its thread's share of the host's cores (src/sim/host-cpu.ts), read whenever the rates are
+   * recomputed. Unset: the whole capacity.
+   */
+  loopShare?: (address: string) => number;
 }
 
 /** What one worker can move, and the host it runs on. */
@@ -50,6 +56,8 @@ export interface SimNetwork extends NetworkModel {
   readonly kind: NetworkKind;
   /** The worker at `address` died: its transfers fail with NetworkError, now and from now on. */
   failWorker(address: string): void;
+  /** Whether `address` has bytes moving now (models with flows; the host CPU model counts its loop busy then). */
+  moving?(address: string): boolean;
 }
 
 /** A network model of the registry: one line for `spanwork list networks`, and how to build one for a run. */

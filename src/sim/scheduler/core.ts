@@ -59,7 +59,7 @@ export class SchedulerCore extends Lifecycle {
     if (host.now !== undefined) cluster.setClock(host.now);
     this.queue = new TaskQueue(graph.order);
     this.outbox = new Outbox(workers.length, () => this.stimulus("free-keys"));
-    this.loop = new SchedulerLoop(workers.length, options.decisionCost ?? 0, options.messageCost ?? 0);
+    this.loop = new SchedulerLoop(workers.length, options.decisionCost ?? 0, options.messageCost ?? 0, options.loopThread ?? null);
     this.steals = new StealLedger(options.maxStealRecords ?? 100_000);
     const resolved = resolvePolicy(options.policy);
     this.policyName = resolved.name;

@@ -23,6 +23,8 @@ export interface SchedulerOptions {
   decisionCost?: number;
   /** Seconds of the scheduler's event loop per message batch it writes to a worker (the overheads' schedulerMessage; default 0). */
   messageCost?: number;
+  /** The scheduler loop's thread on a host with a CPU model (src/sim/host-cpu.ts): its share of the cores sets how long booked seconds take. Default (or null): none. */
+  loopThread?: { run(start: number, cpu: number): number } | null;
 }
 
 export interface SchedulerHost {

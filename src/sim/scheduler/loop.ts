@@ -15,6 +15,8 @@ export class SchedulerLoop {
     readonly decisionCost: number,
     /** Seconds per message batch written to a worker. */
     readonly messageCost: number,
+    /** The loop's thread on a host with a CPU model: books CPU seconds arriving at `start` (after its queue), returns when they are done. */
+    private readonly thread: { run(start: number, cpu: number): number } | null = null,
   ) {
     this.lastDeparture = new Float64Array(workers);
   }
@@ -27,7 +29,7 @@ export class SchedulerLoop {
   /** Books `seconds` at time `now` (after what is booked already); returns how long from now until it is done. */
   book(seconds: number, now: number): number {
     if (seconds > 0) {
-      this.busyUntil = Math.max(this.busyUntil, now) + seconds;
+      this.busyUntil = this.thread === null ? Math.max(this.busyUntil, now) + seconds : this.thread.run(now, seconds);
       this.bookedSeconds += seconds;
     }
     return Math.max(0, this.busyUntil - now);

@@ -1,0 +1,48 @@
+// cluster.host on the command line (docs/sim.md, "Host CPU"): a bad field is one line naming its
+// path and exit 2; a profile with a host section reports its model in the JSON report.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { captureIo } from "./fixtures.js";
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "spanwork-host-cli-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const captured = captureIo({ cwd: dir });
+  const code = await main(argv, { io: captured.io });
+  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
+}
+
+function file(name: string, text: string): string {
+  writeFileSync(join(dir, name), text);
+  return name;
+}
+
+describe("cluster.host on the command line", () => {
+  it.each([
+    ["cores.yaml", "cluster: { host: { cores: 0 } }", "error: cores.yaml: cluster.host.cores: expected a positive integer"],
+    ["load.yaml", "cluster: { host: { cores: 2, load: -1 } }", "error: load.yaml: cluster.host.load: expected a number ≥ 0"],
+    ["field.yaml", "cluster: { host: { cores: 2, threads: 4 } }", 'error: field.yaml: cluster.host: Unrecognized key: "threads"'],
+    ["nocores.yaml", "cluster: { host: { load: 2 } }", "error: cluster.host: expected cores (the cores of each host) where load or credit is set"],
+  ])("%s: one line and exit 2", async (name, cluster, line) => {
+    const outcome = await run(["run", file(name, `tasks: [{ prefix: a, count: 4 }]\n${cluster}\n`)]);
+    expect(outcome.stderr).toBe(`${line}\n`);
+    expect(outcome.code).toBe(2);
+  });
+
+  it("a profile's host section shows in the report, with the seconds threads waited for a core", async () => {
+    const profile = file("host.yaml", "workers: 2\nthreads: 2\nworkersPerHost: 2\nhost: { cores: 2, load: 4 }\noverheads: { workerHandling: 0.002, schedulerDecision: 0.001 }\n");
+    const outcome = await run(["run", file("spec.yaml", "tasks: [{ prefix: a, count: 40, duration: 0.01, cpu: 0.5 }]\n"), "--cluster", profile, "--json", "out.json"]);
+    expect(outcome.code).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, "out.json"), "utf8"));
+    expect(report.cluster.host).toMatchObject({ cores: 2, load: 4, credit: 0.0015, schedulerHost: 0 });
+    expect(report.cluster.host.coreWaitSeconds.tasks).toBeGreaterThan(0);
+    expect(report.cluster.host.coreWaitSeconds.eventLoops).toHaveLength(2);
+  });
+});
