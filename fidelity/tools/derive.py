@@ -3,7 +3,8 @@ of a fidelity set (dask_driver.py's output: every task's start, end and worker, 
 transfer) and its compiled graphs. Prints each figure with the runs and the quantity it comes
 from; profiles/dask-localcluster-2x2.yaml and docs/sim.md quote its output.
 
-    python3 fidelity/tools/derive.py [SET]      # SET: a fidelity folder (default ../shared/fidelity)
+    python3 fidelity/tools/derive.py [SET] [--cases NAME,...]   # SET: a fidelity folder (default ../shared/fidelity);
+                                                                 # --cases: only these cases' runs (e.g. chain-s1,map-s1,shuffle-s1,tree-s1)
 
 - local gap: on one thread slot, from a task's end to the next task's start, when every
   dependency of the next task was on the same worker and finished at least 20 ms before the
@@ -93,8 +94,20 @@ def print_fit(label, xs):
 
 
 def main():
-    set_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fidelity")
+    args = sys.argv[1:]
+    only = None
+    if "--cases" in args:
+        i = args.index("--cases")
+        only = set(args[i + 1].split(",")) if i + 1 < len(args) else set()
+        del args[i : i + 2]
+    set_dir = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fidelity")
     names = sorted(f[:-5] for f in os.listdir(os.path.join(set_dir, "real", "raw")) if f.endswith(".json"))
+    if only is not None:
+        missing = only - set(names)
+        if missing or not only:
+            print(f"--cases: no raw runs of {', '.join(sorted(missing)) or 'any case'} in {set_dir}", file=sys.stderr)
+            sys.exit(2)
+        names = [n for n in names if n in only]
     local, hops, isolated, concurrent, rss, growth, loads = [], [], [0, 0], [0, 0], [], [], []
     for name in names:
         raw = load(set_dir, name, "raw")
