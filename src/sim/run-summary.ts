@@ -1,7 +1,8 @@
 // The parts of a report read from the scheduler at the end of a run: how many tasks finished,
-// the policy and its steals, and where the unfinished ones were stuck.
+// the policy and its steals, where the unfinished ones were stuck, and the cluster it ran on.
+import type { ResolvedCluster } from "./cluster.js";
 import type { TaskGraph } from "./graph.js";
-import type { SimReport, StealRecord } from "./report.js";
+import type { ClusterSummary, HostSummary, SimReport, StealRecord } from "./report.js";
 import type { Scheduler } from "./scheduler.js";
 import type { SimWorker } from "./sim-worker.js";
 
@@ -15,6 +16,25 @@ export function taskCounts(scheduler: Scheduler, size: number): { completed: num
 /** The completion sentence of a run whose every task finished; `count` writes each number (the CLI groups its digits). */
 export function completedSentence(tasks: SimReport["tasks"], count: (n: number) => string = String): string {
   return `all ${count(tasks.total)} tasks finished: ${count(tasks.completed)} in memory, ${count(tasks.erred)} erred, 0 lost`;
+}
+
+/** The report's completion sentence: every task finished, or how many did not, when progress stopped and how to replay the run. */
+export function completionSentence(tasks: SimReport["tasks"], stuckAt: number, seed: number): string {
+  if (tasks.lost === 0) return completedSentence(tasks);
+  const at = Math.round(stuckAt * 1000) / 1000;
+  return `${tasks.lost} of ${tasks.total} tasks did not finish (${tasks.completed} in memory, ${tasks.erred} erred); stuck at t=${at}s — replay with seed ${seed}`;
+}
+
+/** What the run's cluster was: the resolved parameters as the report states them. */
+export function clusterSummary(c: ResolvedCluster, schedulerLoopSeconds: number, host: HostSummary | null): ClusterSummary {
+  return {
+    network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth, loopBandwidth: c.loopBandwidth },
+    disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null, removeLatency: c.disk.removeLatency ?? 0, removeBandwidth: c.disk.removeBandwidth ?? null },
+    overheads: { ...c.overheads },
+    memory: { ...c.memory },
+    schedulerLoopSeconds,
+    ...(host === null ? {} : { host }),
+  };
 }
 
 export function schedulerSummary(scheduler: Scheduler): SimReport["scheduler"] {

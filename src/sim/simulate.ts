@@ -26,7 +26,7 @@ import { ExecutionTracker } from "./scheduler/executing.js";
 import type { ResolvedPolicy } from "./scheduler/registry.js";
 import { SimWorker } from "./sim-worker.js";
 import { checkOptions, clusterOf, schedulerPolicy, SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
-import { completedSentence, schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
+import { clusterSummary, completionSentence, schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
 import { workerAddress } from "./addresses.js";
 import { TaskModels } from "./task-models.js";
 import { SimTransport } from "./transport.js";
@@ -453,12 +453,9 @@ class SimulationRun {
     const makespan = this.report.makespan();
     const end = this.report.lastEnd();
     for (const sim of this.workers) if (!sim.died) this.memory.sample(sim.index, sim.worker, end, true);
+    const tasks = { total: graph.size, completed, erred, lost };
     const complete = lost === 0;
-    const completion = complete
-      ? completedSentence({ total: graph.size, completed, erred, lost })
-      : `${lost} of ${graph.size} tasks did not finish (${completed} in memory, ${erred} erred); stuck at t=${round(this.lastProgress)}s — replay with seed ${this.seed}`;
     const stuck = complete ? undefined : stuckTasks(scheduler, graph, this.workers);
-    const c = this.cluster;
     return this.report.build({
       schemaVersion: REPORT_SCHEMA_VERSION,
       workload: this.workload.name,
@@ -467,10 +464,10 @@ class SimulationRun {
       threadsPerWorker: this.cluster.workers[0]!.nthreads,
       memoryLimit: this.cluster.workers[0]!.memoryLimit,
       network: this.networkKind,
-      tasks: { total: graph.size, completed, erred, lost },
+      tasks,
       makespan,
       complete,
-      completion,
+      completion: completionSentence(tasks, this.lastProgress, this.seed),
       stuck,
       scheduler: schedulerSummary(scheduler),
       steals: stealRecords(scheduler, graph, this.workers),
@@ -485,14 +482,7 @@ class SimulationRun {
           ...(shape.group === null ? {} : { group: shape.group }),
         };
       }),
-      cluster: {
-        network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth, loopBandwidth: c.loopBandwidth },
-        disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null, removeLatency: c.disk.removeLatency ?? 0, removeBandwidth: c.disk.removeBandwidth ?? null },
-        overheads: { ...c.overheads },
-        memory: { ...c.memory },
-        schedulerLoopSeconds: this.scheduler.decisionSeconds,
-        ...(this.cpu === null ? {} : { host: this.cpu.summary() }),
-      },
+      cluster: clusterSummary(this.cluster, this.scheduler.decisionSeconds, this.cpu?.summary() ?? null),
       memory: this.memory,
     });
   }
@@ -502,8 +492,4 @@ class StallSignal extends Error {
   constructor() {
     super("simulation stalled");
   }
-}
-
-function round(seconds: number): number {
-  return Math.round(seconds * 1000) / 1000;
 }
