@@ -23,7 +23,8 @@ export function formatSummary(report: SimReport, options: SummaryOptions = {}): 
   const lines: string[] = [];
   lines.push(style.bold(headline(report)), "");
   lines.push(...keyFigures(report, style), "");
-  lines.push(report.complete ? style.green(`✔ ${completionText(report)}`) : style.red(`✘ ${completionText(report)}`));
+  const completion = completionText(report);
+  lines.push(report.complete ? style.green(`✔ ${completion}`) : style.red(`✘ ${completion}`));
   lines.push(...stuckTasks(report, style), "");
   lines.push(style.bold("Workers"), ...workerTable(report, style, options.maxWorkerRows ?? 16), "");
   lines.push(...threadTimeSection(report, style, options.maxWorkerRows ?? 16), "");

@@ -3,13 +3,13 @@ import { registryNames } from "../../util/registry.js";
 import { fineMetricBreakdown, type FineMetricRow } from "../fine-metrics.js";
 import { workMetrics } from "../thread-time.js";
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from "../format/units.js";
+import { completionText } from "../summary.js";
 import { compareText } from "../text-order.js";
 import type { Chart, ChartContext } from "./chart.js";
 import { CHARTS } from "./charts.js";
 import { escapeHtml } from "./escape.js";
 import { timelineMarkers } from "./markers.js";
 import { selfContainedPage } from "./page-document.js";
-import { completionText } from "../summary.js";
 import { prefixColours } from "./palette.js";
 
 /** Rows of the fine-metrics table in the page; the rest are counted in a closing line. */
