@@ -1,28 +1,9 @@
 // The command with the real simulator on hostile and mistaken input (issue 12, items 9-11):
 // exit 2, one line on stderr naming the problem, nothing run, control characters escaped.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-import { captureIo } from "./fixtures.js";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./sandbox.js";
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "spanwork-bad-input-"));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const captured = captureIo({ cwd: dir });
-  const code = await main(argv, { io: captured.io });
-  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
-}
-
-function spec(file: string, text: string): string {
-  writeFileSync(join(dir, file), text);
-  return file;
-}
+const { run, write: spec } = cliSandbox("spanwork-bad-input-");
 
 function expectUsageError(outcome: { code: number; stderr: string }, line: string): void {
   expect(outcome.stderr).toBe(`${line}\n`);

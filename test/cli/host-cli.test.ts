@@ -1,28 +1,9 @@
 // cluster.host on the command line (docs/sim.md, "Host CPU"): a bad field is one line naming its
 // path and exit 2; a profile with a host section reports its model in the JSON report.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-import { captureIo } from "./fixtures.js";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./sandbox.js";
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "spanwork-host-cli-"));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const captured = captureIo({ cwd: dir });
-  const code = await main(argv, { io: captured.io });
-  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
-}
-
-function file(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return name;
-}
+const { run, write: file, read } = cliSandbox("spanwork-host-cli-");
 
 describe("cluster.host on the command line", () => {
   it.each([
@@ -40,7 +21,7 @@ describe("cluster.host on the command line", () => {
     const profile = file("host.yaml", "workers: 2\nthreads: 2\nworkersPerHost: 2\nhost: { cores: 2, load: 4 }\noverheads: { workerHandling: 0.002, schedulerDecision: 0.001 }\n");
     const outcome = await run(["run", file("spec.yaml", "tasks: [{ prefix: a, count: 40, duration: 0.01, cpu: 0.5 }]\n"), "--cluster", profile, "--json", "out.json"]);
     expect(outcome.code).toBe(0);
-    const report = JSON.parse(readFileSync(join(dir, "out.json"), "utf8"));
+    const report = JSON.parse(read("out.json"));
     expect(report.cluster.host).toMatchObject({ cores: 2, load: 4, credit: 0.0015, schedulerHost: 0 });
     expect(report.cluster.host.coreWaitSeconds.tasks).toBeGreaterThan(0);
     expect(report.cluster.host.coreWaitSeconds.eventLoops).toHaveLength(2);
