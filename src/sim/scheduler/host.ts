@@ -1,6 +1,7 @@
 // What the scheduler core is built with: its options, and the host that runs it (the
 // simulation: delivery to workers, the clock, the executing tasks a heartbeat reports).
 import type { Key, StateMachineEvent } from "../../state/index.js";
+import type { LoopThread } from "./loop.js";
 import type { PolicyError } from "./policy-error.js";
 import type { PolicySelection } from "./registry.js";
 
@@ -24,7 +25,7 @@ export interface SchedulerOptions {
   /** Seconds of the scheduler's event loop per message batch it writes to a worker (the overheads' schedulerMessage; default 0). */
   messageCost?: number;
   /** The scheduler loop's thread on a host with a CPU model (src/sim/host-cpu.ts): its share of the cores sets how long booked seconds take. Default (or null): none. */
-  loopThread?: { run(start: number, cpu: number): number } | null;
+  loopThread?: LoopThread | null;
 }
 
 export interface SchedulerHost {

@@ -1,6 +1,11 @@
 // The scheduler's event loop as a cost model: one thread, so each decision and each message
 // batch it reads or writes waits for what was booked before it, and a worker's batches leave
 // in order. The overheads' schedulerDecision and schedulerMessage (docs/sim.md, "Overheads").
+/** The thread a loop runs on, on a host with a CPU model (src/sim/host-cpu.ts's CpuThread): it books CPU seconds arriving at `start`, after its queue, and says when they are done. */
+export interface LoopThread {
+  run(start: number, cpu: number): number;
+}
+
 export class SchedulerLoop {
   /** When the loop is done with what was booked so far. */
   private busyUntil = 0;
@@ -15,8 +20,8 @@ export class SchedulerLoop {
     readonly decisionCost: number,
     /** Seconds per message batch written to a worker. */
     readonly messageCost: number,
-    /** The loop's thread on a host with a CPU model: books CPU seconds arriving at `start` (after its queue), returns when they are done. */
-    private readonly thread: { run(start: number, cpu: number): number } | null = null,
+    /** The loop's thread on a host with a CPU model; null: booked seconds take as long as they are. */
+    private readonly thread: LoopThread | null = null,
   ) {
     this.lastDeparture = new Float64Array(workers);
   }
