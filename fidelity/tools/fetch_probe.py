@@ -12,9 +12,12 @@ It wraps, without changing what they do, the functions a fetch goes through:
   messages over 1 MB only.
 Every event is (time.time(), label, bytes or keys).
 """
+import threading
 import time
 
 EVENTS = []
+TICKS = []
+_TICKER = {}
 BIG = 1_000_000
 
 
@@ -172,4 +175,28 @@ def thread_cpu():
             continue
         name = t.name.split("-")[0] if t.name.startswith("ThreadPoolExecutor") else t.name
         out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def start_ticker():
+    """gil_probe.py: a thread in the worker process that wakes every 1 ms and records (time,
+    lateness); a late wake-up waited for the GIL or for a core."""
+    if _TICKER.get("thread"):
+        TICKS.clear()
+        return True
+
+    def run():
+        while True:
+            t = time.perf_counter()
+            time.sleep(0.001)
+            TICKS.append((time.time(), time.perf_counter() - t - 0.001))
+
+    _TICKER["thread"] = threading.Thread(target=run, name="gil-ticker", daemon=True)
+    _TICKER["thread"].start()
+    return True
+
+
+def read_ticks():
+    out = list(TICKS)
+    TICKS.clear()
     return out
