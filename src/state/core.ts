@@ -9,7 +9,7 @@ import { addressHost } from "./address.js";
 import { InvalidTransition, StateInvariantError, TransitionCounterMaxExceeded } from "./errors.js";
 import { BoundedLog, DEFAULT_LOG_LENGTH, StateLog, type LogEntry } from "./log.js";
 import { PeerState, taskPriority } from "./peer-state.js";
-import { SlotPrioritySet } from "./priority-set.js";
+import { SlotPrioritySet } from "./slot-priority-set.js";
 import { RecommendationStack, type FinishState, type Recommendation, type RecommendationFor } from "./recommendations.js";
 import { copyRecord, EMPTY_RECORD } from "./records.js";
 import { defaultSizeof, type Sizeof } from "./sizeof.js";

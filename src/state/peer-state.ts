@@ -7,7 +7,8 @@ import type { Key, Priority } from "./events.js";
 import { sameHolders } from "./holders.js";
 import { InFlightGathers } from "./in-flight.js";
 import { forEachLink, linkHas, linksToArray, replacedLinks, withLink, type Links } from "./links.js";
-import { PrioritySet, SharedSlotPrioritySet } from "./priority-set.js";
+import type { PrioritySet } from "./priority-set.js";
+import { SharedSlotPrioritySet } from "./slot-priority-set.js";
 import type { TaskState } from "./task-state.js";
 
 export abstract class PeerState {
