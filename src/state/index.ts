@@ -13,7 +13,9 @@ export {
   StateInvariantError,
   TransitionCounterMaxExceeded,
 } from "./errors.js";
-export { PrioritySet, SharedSlotPrioritySet, SlotPrioritySet, comparePriority, type QueueSlot, type ReadonlyPrioritySet } from "./priority-set.js";
+export { PrioritySet, type ReadonlyPrioritySet } from "./priority-set.js";
+export { comparePriority } from "./priority-entries.js";
+export { SharedSlotPrioritySet, SlotPrioritySet, type QueueSlot } from "./slot-priority-set.js";
 export type { LogEntry } from "./log.js";
 export { DEFAULT_LOG_LENGTH } from "./log.js";
 export { TRANSITIONS, TRANSITION_COUNT } from "./transitions/table.js";

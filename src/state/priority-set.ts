@@ -12,7 +12,8 @@
 // re-add, and the ready, constrained and fetch queues are the state machine's hottest
 // structures. Three devices pay for themselves, measured on this machine (CPU time per add +
 // pop of 20,000 items, median of 12 alternating rounds, load 10–14 on 2 cores):
-// - entries stored column-wise (`EntryColumns`: parallel arrays, no object per entry);
+// - entries stored column-wise (`EntryColumns`, priority-entries.ts: parallel arrays, no
+//   object per entry);
 // - the first two priority elements unboxed beside each entry: random priorities cost
 //   375 ns per item (fill then drain) with them, 774 ns without (170 vs 233 ns when ~64
 //   items are queued): most comparisons never load the priority arrays, which are
@@ -25,164 +26,14 @@
 //   (median of 6 pairs, range −3 % to +20 %). `pop`/`peek` take the more urgent of the run's
 //   head and the heap's top, so the order is exactly that of one heap over (priority, rank).
 // And membership lives on the items for the task queues (SlotPrioritySet,
-// SharedSlotPrioritySet): no hashing per add, pop and membership test.
+// SharedSlotPrioritySet in slot-priority-set.ts): no hashing per add, pop and membership test.
 import type { Priority } from "./events.js";
+import { EMPTY_PRIORITY, EntryColumns, comparePriority, element, sortsBefore, sortsBeforeEntry } from "./priority-entries.js";
 
-const EMPTY_PRIORITY: Priority = [];
 /** Below this many slots an emptied run keeps its arrays (see `clearRun`). */
 const RUN_REUSE_LIMIT = 1024;
 /** A consumed run prefix this long (and half the run) is sliced off. */
 const RUN_SHIFT_MIN = 1024;
-
-/** Python tuple order: lexicographic, a strict prefix sorts first. */
-export function comparePriority(a: Priority, b: Priority): number {
-  const n = a.length < b.length ? a.length : b.length;
-  for (let i = 0; i < n; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return a.length - b.length;
-}
-
-/** Element `i` of a priority, unboxed for comparisons; -Infinity when absent (prefix first). */
-function element(priority: Priority, i: number): number {
-  return priority.length > i ? (priority[i] as number) : -Infinity;
-}
-
-/** Whether entry (first, second, priority, seq) sorts before entry (firstB, secondB, priorityB, seqB). */
-function sortsBefore(
-  first: number,
-  second: number,
-  priority: Priority,
-  seq: number,
-  firstB: number,
-  secondB: number,
-  priorityB: Priority,
-  seqB: number,
-): boolean {
-  if (first !== firstB) return first < firstB;
-  if (second !== secondB) return second < secondB;
-  const c = comparePriority(priority, priorityB);
-  return c < 0 || (c === 0 && seq < seqB);
-}
-
-/**
- * `sortsBefore` against entry `j` of columns, loading its fields only as far as the
- * comparison needs them (most comparisons end at the first element).
- */
-function sortsBeforeEntry(
-  first: number,
-  second: number,
-  priority: Priority,
-  seq: number,
-  firsts: readonly number[],
-  seconds: readonly number[],
-  priorities: readonly Priority[],
-  seqs: readonly number[],
-  j: number,
-): boolean {
-  const firstJ = firsts[j] as number;
-  if (first !== firstJ) return first < firstJ;
-  const secondJ = seconds[j] as number;
-  if (second !== secondJ) return second < secondJ;
-  const c = comparePriority(priority, priorities[j] as Priority);
-  return c < 0 || (c === 0 && seq < (seqs[j] as number));
-}
-
-/**
- * Entries (item, the priority captured when it was added, its sequence number, and the
- * priority's first two elements unboxed) as parallel arrays: no object per entry.
- */
-class EntryColumns<T> {
-  items: T[] = [];
-  priorities: Priority[] = [];
-  seqs: number[] = [];
-  firsts: number[] = [];
-  seconds: number[] = [];
-
-  get length(): number {
-    return this.items.length;
-  }
-
-  push(item: T, priority: Priority, seq: number, first: number, second: number): void {
-    this.items.push(item);
-    this.priorities.push(priority);
-    this.seqs.push(seq);
-    this.firsts.push(first);
-    this.seconds.push(second);
-  }
-
-  set(i: number, item: T, priority: Priority, seq: number, first: number, second: number): void {
-    this.items[i] = item;
-    this.priorities[i] = priority;
-    this.seqs[i] = seq;
-    this.firsts[i] = first;
-    this.seconds[i] = second;
-  }
-
-  move(from: number, to: number): void {
-    this.set(
-      to,
-      this.items[from] as T,
-      this.priorities[from] as Priority,
-      this.seqs[from] as number,
-      this.firsts[from] as number,
-      this.seconds[from] as number,
-    );
-  }
-
-  /** Drop the last entry (its fields must have been read first). */
-  popLast(): void {
-    this.items.pop();
-    this.priorities.pop();
-    this.seqs.pop();
-    this.firsts.pop();
-    this.seconds.pop();
-  }
-
-  /** Let go of what entry `i` references (a consumed run entry). */
-  release(i: number): void {
-    (this.items as (T | undefined)[])[i] = undefined;
-    this.priorities[i] = EMPTY_PRIORITY;
-  }
-
-  /** Whether entry `i` sorts before entry `j` of `other`. */
-  entryBefore(i: number, other: EntryColumns<T>, j: number): boolean {
-    return sortsBefore(
-      this.firsts[i] as number,
-      this.seconds[i] as number,
-      this.priorities[i] as Priority,
-      this.seqs[i] as number,
-      other.firsts[j] as number,
-      other.seconds[j] as number,
-      other.priorities[j] as Priority,
-      other.seqs[j] as number,
-    );
-  }
-
-  /** The entries from `start` on for which `keep(item, seq)` holds, in order. */
-  filtered(start: number, keep: (item: T, seq: number) => boolean): EntryColumns<T> {
-    const kept = new EntryColumns<T>();
-    for (let i = start; i < this.items.length; i++) {
-      const item = this.items[i] as T;
-      const seq = this.seqs[i] as number;
-      if (keep(item, seq)) kept.push(item, this.priorities[i] as Priority, seq, this.firsts[i] as number, this.seconds[i] as number);
-    }
-    return kept;
-  }
-
-  /** The entries from `start` on, as columns of their own (a shifted run). */
-  sliced(start: number): EntryColumns<T> {
-    const kept = new EntryColumns<T>();
-    kept.items = this.items.slice(start);
-    kept.priorities = this.priorities.slice(start);
-    kept.seqs = this.seqs.slice(start);
-    kept.firsts = this.firsts.slice(start);
-    kept.seconds = this.seconds.slice(start);
-    return kept;
-  }
-}
 
 export interface ReadonlyPrioritySet<T> extends Iterable<T> {
   readonly size: number;
@@ -459,71 +310,5 @@ export class PrioritySet<T> implements ReadonlyPrioritySet<T> {
     for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
     this.run = this.run.filtered(this.runHead, isLive);
     this.runHead = 0;
-  }
-}
-
-/** An item that can carry its membership of one SlotPrioritySet at a time. */
-export interface QueueSlot {
-  /** @internal the SlotPrioritySet holding this item, or null */
-  _queue: object | null;
-  /** @internal sequence of the item's live entry in `_queue` */
-  _queueSeq: number;
-}
-
-/**
- * A PrioritySet for queues an item may be in several of at once (a fetch task is queued
- * for every worker that holds it): the first such queue to take an item records the
- * membership on the item's slot, the others in a Map. Most fetch tasks have one holder,
- * so most membership tests read a field instead of hashing the task into a large Map.
- * An item whose slot another queue holds is never refused.
- */
-export class SharedSlotPrioritySet<T extends QueueSlot> extends PrioritySet<T> {
-  private slotted = 0;
-  private overflow: Map<T, number> | null = null;
-
-  override get size(): number {
-    return this.slotted + (this.overflow === null ? 0 : this.overflow.size);
-  }
-
-  protected override liveSeq(item: T): number | undefined {
-    if (item._queue === this) return item._queueSeq;
-    return this.overflow === null ? undefined : this.overflow.get(item);
-  }
-
-  protected override markLive(item: T, seq: number): void {
-    if (item._queue === null) {
-      item._queue = this;
-      item._queueSeq = seq;
-      this.slotted++;
-    } else {
-      (this.overflow ??= new Map()).set(item, seq);
-    }
-  }
-
-  protected override unmarkLive(item: T): boolean {
-    if (item._queue === this) {
-      item._queue = null;
-      this.slotted--;
-      return true;
-    }
-    return this.overflow !== null && this.overflow.delete(item);
-  }
-
-  protected override clearLive(): void {
-    for (const item of this.sorted()) if (item._queue === this) item._queue = null;
-    this.slotted = 0;
-    this.overflow = null;
-  }
-}
-
-/**
- * A PrioritySet that records membership on the items (`_queue`, `_queueSeq`) instead of
- * in a Map: for queues whose items are in at most one such queue at a time (a task is
- * either ready or constrained). `add` of an item held by another slot queue throws.
- */
-export class SlotPrioritySet<T extends QueueSlot> extends SharedSlotPrioritySet<T> {
-  protected override markLive(item: T, seq: number): void {
-    if (item._queue !== null) throw new Error(`SlotPrioritySet.add: ${String(item)} is already in another queue`);
-    super.markLive(item, seq);
   }
 }

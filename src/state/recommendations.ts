@@ -78,6 +78,17 @@ export const Rec = freeze({
   memory(value: unknown, runId: number): MemoryRecommendation {
     return { finish: "memory", value, runId };
   },
+  /** The error a failure event reports (an ExecuteFailureEvent, a GatherDepFailureEvent), for attempt `runId`. */
+  error(failure: Omit<ErrorRecommendation, "finish" | "runId">, runId: number): ErrorRecommendation {
+    return {
+      finish: "error",
+      exception: failure.exception,
+      traceback: failure.traceback,
+      exceptionText: failure.exceptionText,
+      tracebackText: failure.tracebackText,
+      runId,
+    };
+  },
   longRunning(computeDuration: number | null): LongRunningRecommendation {
     return { finish: "long-running", computeDuration };
   },

@@ -2,22 +2,19 @@
 // processing, memory, erred, released), the messages of the workers' state machines, freeing,
 // recompute after a lost worker, steal transactions and the periodic hooks (heartbeats,
 // balance). Where a task goes is the policy's answer (policy.ts); the core checks each answer
-// and carries it out. It speaks to workers only through the contract's events.
+// and carries it out. It speaks to workers only through the contract's events, which its
+// WorkerLink (worker-link.ts) queues and delivers.
 import {
-  ComputeTaskEvent,
   RefreshWhoHasEvent,
   RemoveReplicasEvent,
   RemoveWorkerEvent,
   StealRequestEvent,
   type Key,
   type SendMessageToScheduler,
-  type StateMachineEvent,
 } from "../../state/index.js";
-import { RECOMPUTE_ANNOTATIONS } from "../../worker/thread-ledger.js";
 import type { TaskGraph } from "../graph.js";
 import { ClusterState } from "./cluster.js";
 import { Lifecycle, TaskStatus } from "./lifecycle.js";
-import { Outbox } from "./outbox.js";
 import { GuardedPolicy } from "./guarded-policy.js";
 import { PolicyError } from "./policy-error.js";
 import { NO_WORKER, QUEUE, type DecisionOrigin, type PolicyContext, type Stimulus } from "./policy.js";
@@ -27,7 +24,7 @@ import { Rng } from "../rng.js";
 import { StealLedger, stealVerdict } from "./steals.js";
 import { Ticker, heartbeatInterval } from "./ticker.js";
 import type { SchedulerHost, SchedulerOptions } from "./host.js";
-import { SchedulerLoop } from "./loop.js";
+import { WorkerLink } from "./worker-link.js";
 
 export type { SchedulerHost, SchedulerOptions } from "./host.js";
 
@@ -38,14 +35,11 @@ export class SchedulerCore extends Lifecycle {
   readonly steals: StealLedger;
   private readonly policy: GuardedPolicy;
   private readonly queue: TaskQueue;
-  private readonly outbox: Outbox;
+  /** Where the events for the workers go. */
+  private readonly link: WorkerLink;
   private readonly ticker: Ticker | null;
   private nextRunId = 0;
-  private stimulusCounter = 0;
-  private flushRequested = false;
   private stopped = false;
-  /** The scheduler's own event loop, as a cost (decisions, message batches). */
-  private readonly loop: SchedulerLoop;
 
   constructor(
     graph: TaskGraph,
@@ -58,8 +52,7 @@ export class SchedulerCore extends Lifecycle {
     this.cluster = cluster;
     if (host.now !== undefined) cluster.setClock(host.now);
     this.queue = new TaskQueue(graph.order);
-    this.outbox = new Outbox(workers.length, () => this.stimulus("free-keys"));
-    this.loop = new SchedulerLoop(workers.length, options.decisionCost ?? 0, options.messageCost ?? 0, options.loopThread ?? null);
+    this.link = new WorkerLink(cluster, host, options);
     this.steals = new StealLedger(options.maxStealRecords ?? 100_000);
     const resolved = resolvePolicy(options.policy);
     this.policyName = resolved.name;
@@ -149,11 +142,11 @@ export class SchedulerCore extends Lifecycle {
     this.guard(() => {
       const address = this.cluster.workers[worker]!.address;
       this.cluster.setStatus(worker, "closed");
-      this.outbox.clear(worker);
+      this.link.clear(worker);
       // Peers forget the dead worker before anything else they hear.
       for (let w = 0; w < this.cluster.workers.length; w++) {
         if (w !== worker && this.cluster.workers[w]!.status !== "closed") {
-          this.enqueue(w, RemoveWorkerEvent({ worker: address, stimulusId: this.stimulus("remove-worker") }));
+          this.link.enqueue(w, RemoveWorkerEvent({ worker: address, stimulusId: this.link.stimulus("remove-worker") }));
         }
       }
       this.notifyStatus(worker);
@@ -176,24 +169,9 @@ export class SchedulerCore extends Lifecycle {
 
   /** Delivers every worker's pending events, in worker order (once their tasks are decided, with a decision cost). */
   flush(): void {
-    this.flushRequested = false;
-    if (this.failure !== null) return; // what a failed stimulus half-did never reaches a worker
-    const closed = (w: number): boolean => this.cluster.workers[w]!.status === "closed";
-    const { now, setTimer } = this.host;
-    if (this.loop.free || now === undefined || setTimer === undefined) {
-      this.outbox.flush((w, events) => this.host.deliver(w, events), closed);
-      return;
-    }
-    this.outbox.flush((w, events) => {
-      const at = now();
-      let decisions = 0;
-      for (const event of events) if (event.kind === "ComputeTaskEvent") decisions++;
-      const leaves = this.loop.departure(w, decisions, at);
-      if (leaves <= at) this.host.deliver(w, events);
-      else setTimer.call(this.host, leaves, () => {
-        if (!closed(w)) this.host.deliver(w, events);
-      });
-    }, closed);
+    // what a failed stimulus half-did never reaches a worker
+    if (this.failure !== null) this.link.skipFlush();
+    else this.link.flush();
   }
 
   /**
@@ -202,12 +180,12 @@ export class SchedulerCore extends Lifecycle {
    * with it, flush() the decisions and the writes.
    */
   loopDelay(seconds: number): number {
-    return this.loop.book(seconds, this.host.now?.() ?? 0);
+    return this.link.loopDelay(seconds);
   }
 
   /** Seconds booked on the scheduler's loop: decisions, and message batches read and written. */
   get decisionSeconds(): number {
-    return this.loop.bookedSeconds;
+    return this.link.bookedSeconds;
   }
 
   // ---- message handlers ----
@@ -253,7 +231,7 @@ export class SchedulerCore extends Lifecycle {
     for (let e = g.dependentStart[id]!; e < g.dependentStart[id + 1]!; e++) {
       if (this.cluster.processingWorker[g.dependents[e]!] === worker) return;
     }
-    this.enqueue(worker, RemoveReplicasEvent({ keys: [key], stimulusId: this.stimulus("remove-replicas") }));
+    this.link.enqueue(worker, RemoveReplicasEvent({ keys: [key], stimulusId: this.link.stimulus("remove-replicas") }));
   }
 
   private releaseWorkerData(worker: number, key: Key): void {
@@ -284,7 +262,7 @@ export class SchedulerCore extends Lifecycle {
       const id = this.graph.idOf(key);
       whoHas[key] = id === undefined ? [] : this.cluster.addressesOf(id);
     }
-    this.enqueue(worker, RefreshWhoHasEvent({ whoHas, stimulusId: this.stimulus("refresh-who-has") }));
+    this.link.enqueue(worker, RefreshWhoHasEvent({ whoHas, stimulusId: this.link.stimulus("refresh-who-has") }));
   }
 
   // ---- steals (stealing.py's move_task_request / move_task_confirm) ----
@@ -300,7 +278,7 @@ export class SchedulerCore extends Lifecycle {
     const victim = this.cluster.processingWorker[task]!;
     if (victim < 0 || victim === thief || this.steals.has(task) || this.cluster.workers[thief]!.status !== "running") return false;
     const stimulusId = this.steals.open(task, victim, thief);
-    this.enqueue(victim, StealRequestEvent({ key: this.graph.keys[task]!, stimulusId }));
+    this.link.enqueue(victim, StealRequestEvent({ key: this.graph.keys[task]!, stimulusId }));
     return true;
   }
 
@@ -382,34 +360,9 @@ export class SchedulerCore extends Lifecycle {
   }
 
   private sendCompute(id: number, worker: number): void {
-    const g = this.graph;
     const runId = ++this.nextRunId;
     this.runIds[id] = runId;
-    // Null-prototype records: V8 keeps them as hash tables, whereas `{}` grows a hidden-class
-    // transition per distinct key name, which costs microseconds per key on large graphs.
-    const whoHas = Object.create(null) as Record<Key, readonly string[]>;
-    const nbytes = Object.create(null) as Record<Key, number>;
-    for (let e = g.depStart[id]!; e < g.depStart[id + 1]!; e++) {
-      const dep = g.deps[e]!;
-      const key = g.keys[dep]!;
-      whoHas[key] = this.cluster.addressesOf(dep);
-      nbytes[key] = this.cluster.taskBytes[dep]!;
-    }
-    this.enqueue(
-      worker,
-      ComputeTaskEvent({
-        key: g.keys[id]!,
-        runId,
-        whoHas,
-        nbytes,
-        priority: [g.order[id]!],
-        duration: g.duration[id]!,
-        runSpec: this.host.runSpec(id, runId),
-        // the worker files the thread time of a recomputation under the outcome `recompute`
-        annotations: this.recomputed[id] === 1 ? RECOMPUTE_ANNOTATIONS : undefined,
-        stimulusId: `compute-task-${runId}`,
-      }),
-    );
+    this.link.computeTask(worker, id, runId, this.recomputed[id] === 1);
   }
 
   // ---- lifecycle callbacks ----
@@ -427,29 +380,11 @@ export class SchedulerCore extends Lifecycle {
   }
 
   protected override free(worker: number, key: Key): void {
-    if (this.cluster.workers[worker]!.status === "closed") return;
-    this.outbox.free(worker, key);
-    this.wake();
+    this.link.free(worker, key);
   }
 
   protected override progress(): void {
     this.host.onProgress?.();
-  }
-
-  private enqueue(worker: number, event: StateMachineEvent): void {
-    if (this.cluster.workers[worker]!.status === "closed") return;
-    this.outbox.push(worker, event);
-    this.wake();
-  }
-
-  private wake(): void {
-    if (this.flushRequested) return;
-    this.flushRequested = true;
-    this.host.requestFlush();
-  }
-
-  private stimulus(kind: string): string {
-    return `${kind}-${++this.stimulusCounter}`;
   }
 
   // ---- periodic hooks ----

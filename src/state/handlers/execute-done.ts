@@ -53,14 +53,7 @@ export function handleExecuteDone(
       if (ev.start !== null && ev.stop !== null) {
         ts.addStartstop({ action: "compute", start: ev.start, stop: ev.stop });
       }
-      recs.add(ts, {
-        finish: "error",
-        exception: ev.exception,
-        traceback: ev.traceback,
-        exceptionText: ev.exceptionText,
-        tracebackText: ev.tracebackText,
-        runId: ev.runId,
-      });
+      recs.add(ts, Rec.error(ev, ev.runId));
       return;
     case "RescheduleEvent":
       recs.add(ts, Rec.rescheduled);

@@ -113,14 +113,7 @@ export function forgetWorker(core: StateCore, worker: string, recs: Recommendati
 
 function handleFailure(core: StateCore, ev: GatherDepFailureEvent, recs: RecommendationStack): void {
   for (const ts of gatherDepDoneCommon(core, ev)) {
-    recs.add(ts, {
-      finish: "error",
-      exception: ev.exception,
-      traceback: ev.traceback,
-      exceptionText: ev.exceptionText,
-      tracebackText: ev.tracebackText,
-      runId: ts.runId,
-    });
+    recs.add(ts, Rec.error(ev, ts.runId));
   }
 }
 

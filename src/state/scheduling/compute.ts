@@ -1,6 +1,6 @@
 // Which ready tasks start executing (dask's `_ensure_computing`, `_next_ready_task`).
 import type { StateCore } from "../core.js";
-import { comparePriority } from "../priority-set.js";
+import { comparePriority } from "../priority-entries.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
 import { acquireResources, resourcesSatisfied } from "../resources.js";
 import type { TaskState } from "../task-state.js";

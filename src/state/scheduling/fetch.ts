@@ -3,7 +3,8 @@
 import type { StateCore } from "../core.js";
 import { addressHasHost } from "../address.js";
 import { GatherDep, type Instruction } from "../instructions.js";
-import { comparePriority, type PrioritySet } from "../priority-set.js";
+import { comparePriority } from "../priority-entries.js";
+import type { PrioritySet } from "../priority-set.js";
 import { Rec, type RecommendationStack } from "../recommendations.js";
 import { forEachLink } from "../links.js";
 import type { TaskState } from "../task-state.js";
