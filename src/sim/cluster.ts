@@ -10,7 +10,7 @@ import { DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { DEFAULT_DISK, type DiskParameters } from "./disk.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { DEFAULT_MEMORY_MODEL, type MemoryModel } from "./memory.js";
-import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind } from "./network/index.js";
+import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, DESERIALIZE_BANDWIDTH, type NetworkKind } from "./network/index.js";
 import type { ClusterSpec, HostSpec } from "./cluster-spec.js";
 import { eevdfCredit, type HostCpuParameters } from "./host-cpu.js";
 import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
@@ -19,7 +19,7 @@ import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
  * The deserialisation a run's cluster has unless a layer says: off (docs/sim.md, "Network", says
  * why: on by default it moved the shared shuffle further from dask). The profiles set dask's.
  */
-const DEFAULT_DESERIALIZE_BANDWIDTH: number | false = false;
+const DEFAULT_DESERIALIZE_BANDWIDTH: number | false = DESERIALIZE_BANDWIDTH;
 
 /** One simulated worker as the cluster describes it. */
 export interface WorkerShape {

@@ -185,6 +185,7 @@ export class SimTransport implements Transport {
   private async deserialize(loop: ReceiverLoop, seconds: number, options: TransportRequestOptions): Promise<void> {
     const queued = loop.idleIn();
     const done = loop.reserve(seconds);
+    this.network.holdLoop?.(options.who, this.clock.now() + queued, done - queued);
     if (queued > 0) await this.clock.sleep(queued, options.signal);
     const span = options.span.child("deserialize");
     try {

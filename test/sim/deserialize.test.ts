@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GraphBuilder, NO_OVERHEADS, resolveCluster, simulate, SpecError, validateSpec, type SimReport, type Workload } from "../../src/sim/index.js";
-import { createNetwork, deserializeSeconds, wireCapacity, type NetworkKind } from "../../src/sim/network/index.js";
+import { createNetwork, DESERIALIZE_BANDWIDTH, deserializeSeconds, MaxMinNetwork, wireCapacity, type NetworkKind } from "../../src/sim/network/index.js";
 import { VirtualClock } from "../../src/worker/index.js";
 
 /**
@@ -77,6 +77,28 @@ describe("the wire's share of a capacity", () => {
       ),
       { numRuns: 60, seed: 15 },
     );
+  });
+});
+
+describe("a deserialisation stops its worker's loop", () => {
+  it("a flow through it stands still meanwhile: B receives 50 B and sends 150 B at once (loops of 100 B/s, deserialising at 200 B/s)", async () => {
+    // the loops' wire share is 200 B/s: 100 each through B's loop, so A→B ends at 0.5 s; B then
+    // deserialises 0.25 s, its loop stopped: B→C's 100 B left wait, then move at 200 B/s — 1.25 s, not 1
+    const ends = async (hold: boolean) => {
+      const clock = new VirtualClock();
+      const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 1000, loopBandwidth: 100, deserializeBandwidth: 200 });
+      const end: Record<string, number> = {};
+      const signal = new AbortController().signal;
+      void network.transfer({ from: "A", to: "B", bytes: 50, keys: 1, signal }).then(() => {
+        end.AB = clock.now();
+        if (hold) network.holdLoop("B", clock.now(), network.deserializeSeconds("A", "B", 50));
+      });
+      void network.transfer({ from: "B", to: "C", bytes: 150, keys: 1, signal }).then(() => (end.BC = clock.now()));
+      await clock.run();
+      return end;
+    };
+    expect(await ends(true)).toEqual({ AB: expect.closeTo(0.5, 9), BC: expect.closeTo(1.25, 9) });
+    expect(await ends(false)).toEqual({ AB: expect.closeTo(0.5, 9), BC: expect.closeTo(1, 9) });
   });
 });
 
@@ -156,10 +178,11 @@ describe("in a run (max-min, loops of 100 MB/s, 1 GB/s network, deserialisation 
 describe("deserializeBandwidth in the spec", () => {
   const address = (w: number) => `tcp://10.0.0.${w + 1}:8786`;
 
-  it("is off unless a layer sets it; a higher layer wins, false turns it off", () => {
-    expect(resolveCluster({}, undefined, {}, address).deserializeBandwidth).toBeNull();
-    expect(resolveCluster({ deserializeBandwidth: 1.37e9 }, undefined, {}, address).deserializeBandwidth).toBe(1.37e9);
-    expect(resolveCluster({ deserializeBandwidth: 1.37e9 }, { deserializeBandwidth: false }, {}, address).deserializeBandwidth).toBeNull();
+  it("is dask's unless a layer says otherwise; a higher layer wins, false turns it off", () => {
+    expect(resolveCluster({}, undefined, {}, address).deserializeBandwidth).toBe(DESERIALIZE_BANDWIDTH);
+    expect(DESERIALIZE_BANDWIDTH).toBe(1.37e9);
+    expect(resolveCluster({ deserializeBandwidth: 5e8 }, undefined, {}, address).deserializeBandwidth).toBe(5e8);
+    expect(resolveCluster({ deserializeBandwidth: 5e8 }, { deserializeBandwidth: false }, {}, address).deserializeBandwidth).toBeNull();
     expect(validateSpec({ tasks: [{ prefix: "a" }], cluster: { deserializeBandwidth: "1.37 GB" } }).cluster?.deserializeBandwidth).toBe(1.37e9);
   });
 

@@ -138,6 +138,8 @@ export class MaxMinNetwork implements SimNetwork {
   /** Default capacity of each host, from the largest bandwidth of its workers (shared hosts only). */
   private readonly hostCapacity = new Map<number, number>();
   private nextOwnHost = -1;
+  /** Loop resources stopped now, each by how many deserialisations (holdLoop). */
+  private readonly held = new Map<number, number>();
   /** Room for one flow's path (startFlow asks whether it has any resource). */
   private readonly scratch = new Int32Array(6);
   /** Capacity of every worker's event loop (its sends and receives together); null = none. */
@@ -234,6 +236,11 @@ export class MaxMinNetwork implements SimNetwork {
     if (this.loop !== null && (wire(this.loop) < wire(send) + wire(receive) || this.parameters.loopShare !== undefined)) {
       this.loopResource.push(this.capacity.length);
       this.addResource(this.loop);
+    } else if (this.perByte > 0) {
+      // A loop the wire never exhausts still stops while its worker deserialises (holdLoop).
+      this.loopResource.push(this.capacity.length);
+      this.calibrated.push(this.loop ?? Number.POSITIVE_INFINITY);
+      this.capacity.push(Number.POSITIVE_INFINITY);
     } else {
       this.loopResource.push(-1);
     }
@@ -277,11 +284,32 @@ export class MaxMinNetwork implements SimNetwork {
     return toHost === fromHost ? used : this.add(toHost, into, used);
   }
 
-  /** Writes `resource` at `at` unless it is none (-1) or unlimited; returns the next free place. */
+  /** Writes `resource` at `at` unless it is none (-1) or unlimited (and not a held loop); returns the next free place. */
   private add(resource: number, into: Int32Array, at: number): number {
-    if (resource < 0 || this.capacity[resource]! === Number.POSITIVE_INFINITY) return at;
+    if (resource < 0 || (this.capacity[resource]! === Number.POSITIVE_INFINITY && !this.held.has(resource))) return at;
     into[at] = resource;
     return at + 1;
+  }
+
+  /**
+   * The worker at `address` deserialises from `at` for `seconds` (its GIL held): its loop reads
+   * and writes nothing meanwhile, so every flow through it stops, sends and receives alike.
+   */
+  holdLoop(address: string, at: number, seconds: number): void {
+    if (seconds <= 0) return;
+    const loop = this.loopResource[this.endpoint(address)]!;
+    if (loop < 0) return;
+    const change = (by: number): void => {
+      this.advance();
+      const count = (this.held.get(loop) ?? 0) + by;
+      if (count > 0) this.held.set(loop, count);
+      else this.held.delete(loop);
+      this.reschedule();
+    };
+    this.clock.setTimer(Math.max(at, this.clock.now()), () => {
+      change(1);
+      this.clock.setTimer(this.clock.now() + seconds, () => change(-1));
+    });
   }
 
   deserializeSeconds(from: string, to: string, bytes: number): number {
@@ -346,15 +374,22 @@ export class MaxMinNetwork implements SimNetwork {
       used = this.path(flow.src, flow.dst, resources, used);
       start[f + 1] = used;
     }
-    const rates = maxMinFairRatesOver(start, resources.subarray(0, used), this.loopShare === undefined ? this.capacity : this.sharedCapacity());
+    let capacity = this.loopShare === undefined ? this.capacity : this.sharedCapacity();
+    if (this.held.size > 0) {
+      if (capacity === this.capacity) capacity = capacity.slice();
+      for (const loop of this.held.keys()) capacity[loop] = 0;
+    }
+    const rates = maxMinFairRatesOver(start, resources.subarray(0, used), capacity);
     let soonest = Number.POSITIVE_INFINITY;
     for (let f = 0; f < flows.length; f++) {
       const flow = flows[f]!;
       flow.rate = rates[f]!;
+      // a stopped flow (rate 0) moves again when its loop is released, which reschedules
+      if (flow.rate <= 0) continue;
       const finish = Math.max(0, flow.remaining) / flow.rate;
       if (finish < soonest) soonest = finish;
     }
-    this.timer = this.clock.setTimer(this.clock.now() + soonest, () => this.completeDue());
+    if (soonest !== Number.POSITIVE_INFINITY) this.timer = this.clock.setTimer(this.clock.now() + soonest, () => this.completeDue());
   }
 
   /** Whether `address` has bytes moving now (its loop's thread is busy with them). */

@@ -77,6 +77,8 @@ export interface SimNetwork extends NetworkModel {
    * on the receiver's event loop once the wire is through.
    */
   deserializeSeconds(from: string, to: string, bytes: number): number;
+  /** The worker at `address` deserialises from time `at` for `seconds`: its loop moves no bytes meanwhile (models with loops). */
+  holdLoop?(address: string, at: number, seconds: number): void;
 }
 
 /** A network model of the registry: one line for `spanwork list networks`, and how to build one for a run. */
