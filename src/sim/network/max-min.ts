@@ -297,14 +297,17 @@ export class MaxMinNetwork implements SimNetwork {
    */
   holdLoop(address: string, at: number, seconds: number): void {
     if (seconds <= 0) return;
-    const loop = this.loopResource[this.endpoint(address)]!;
+    const endpoint = this.endpoint(address);
+    const loop = this.loopResource[endpoint]!;
     if (loop < 0) return;
     const change = (by: number): void => {
-      this.advance();
+      // No flow through the loop: no rate changes (the common case — the receiver's other reads are done).
+      const touched = this.flows.some((flow) => flow.src === endpoint || flow.dst === endpoint);
+      if (touched) this.advance();
       const count = (this.held.get(loop) ?? 0) + by;
       if (count > 0) this.held.set(loop, count);
       else this.held.delete(loop);
-      this.reschedule();
+      if (touched) this.reschedule();
     };
     this.clock.setTimer(Math.max(at, this.clock.now()), () => {
       change(1);
