@@ -146,6 +146,26 @@ describe("in a run (max-min, loops of 100 MB/s, 1 GB/s network, deserialisation 
     expect(off.makespan).toBeCloseTo(4, 9);
   });
 
+  it("a deserialisation stops the receiver's sends: 50 MB one way and 150 MB the other, at once", async () => {
+    // x-0 (50 MB) and x-1 (150 MB) end at 1 s, one per worker; j-0 and j-1 need both, one per
+    // worker. Both loops carry both wires, 100 MB/s each: the 50 MB arrive at 1.5 s and their
+    // receiver deserialises until 1.75, its loop stopped — the 100 MB it still sends wait, then
+    // move alone at 200 MB/s until 2.25, and their receiver deserialises 0.75 s: 3.0 (2.75 had the
+    // loop gone on sending; 3.0 too without any deserialisation, both at 50 MB/s, then 100)
+    const builder = new GraphBuilder();
+    const x0 = builder.addTask({ key: "x-0", prefix: "x", duration: 1, nbytes: 50e6 });
+    const x1 = builder.addTask({ key: "x-1", prefix: "x", duration: 1, nbytes: 150e6 });
+    for (let j = 0; j < 2; j++) {
+      const id = builder.addTask({ key: `j-${j}`, prefix: "j", duration: 1, nbytes: 1 });
+      builder.addDependency(id, x0);
+      builder.addDependency(id, x1);
+    }
+    const cross: Workload = { name: "cross", description: "", graph: builder.build("cross"), faults: [], cluster: {} };
+    const on = await run(cross, 2, gil);
+    expect(new Set(on.transfers.map((t) => t.to)).size).toBe(2);
+    expect(ends(on)).toEqual([expect.closeTo(1.75, 9), expect.closeTo(3, 9)]);
+  });
+
   it("two receives deserialise one after the other, and a done event waits behind them", async () => {
     // x-2 holds most: j runs where it is and fetches x-0 and x-1 at once. Done events cost 0.1 s: the x's
     // are handled at 1.1, the gathers go out then; the receiver's loop carries both receives (its wire share
