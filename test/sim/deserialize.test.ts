@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { GraphBuilder, NO_OVERHEADS, resolveCluster, simulate, SpecError, validateSpec, type SimReport, type Workload } from "../../src/sim/index.js";
 import { createNetwork, DESERIALIZE_BANDWIDTH, deserializeSeconds, MaxMinNetwork, wireCapacity, type NetworkKind } from "../../src/sim/network/index.js";
 import { VirtualClock } from "../../src/worker/index.js";
+import { crossWorkload } from "./cross-workload.js";
 
 /**
  * Roots x-i (1 s each, `bytes[i]`), one per worker, and j needing them all: j goes to the worker
@@ -126,15 +127,7 @@ describe("in a run (max-min, loops of 100 MB/s, 1 GB/s network, deserialisation 
 
   it("duplex: two opposite transfers share both loops for the wire only, then deserialise at once — 1.5 s, not 2 (0.67 of simplex, not 0.5)", async () => {
     // x-0 and x-1 (100 MB) end at 1 s, one per worker; j-0 and j-1 each need both and run one per worker
-    const builder = new GraphBuilder();
-    const x0 = builder.addTask({ key: "x-0", prefix: "x", duration: 1, nbytes: 100e6 });
-    const x1 = builder.addTask({ key: "x-1", prefix: "x", duration: 1, nbytes: 100e6 });
-    for (let j = 0; j < 2; j++) {
-      const id = builder.addTask({ key: `j-${j}`, prefix: "j", duration: 1, nbytes: 1 });
-      builder.addDependency(id, x0);
-      builder.addDependency(id, x1);
-    }
-    const cross: Workload = { name: "cross", description: "", graph: builder.build("cross"), faults: [], cluster: {} };
+    const cross = crossWorkload(100e6, 100e6);
     const off = await run(cross, 2, { deserializeBandwidth: false });
     const on = await run(cross, 2, gil);
     expect(new Set(on.transfers.map((t) => t.to)).size).toBe(2);
@@ -152,16 +145,7 @@ describe("in a run (max-min, loops of 100 MB/s, 1 GB/s network, deserialisation 
     // receiver deserialises until 1.75, its loop stopped — the 100 MB it still sends wait, then
     // move alone at 200 MB/s until 2.25, and their receiver deserialises 0.75 s: 3.0 (2.75 had the
     // loop gone on sending; 3.0 too without any deserialisation, both at 50 MB/s, then 100)
-    const builder = new GraphBuilder();
-    const x0 = builder.addTask({ key: "x-0", prefix: "x", duration: 1, nbytes: 50e6 });
-    const x1 = builder.addTask({ key: "x-1", prefix: "x", duration: 1, nbytes: 150e6 });
-    for (let j = 0; j < 2; j++) {
-      const id = builder.addTask({ key: `j-${j}`, prefix: "j", duration: 1, nbytes: 1 });
-      builder.addDependency(id, x0);
-      builder.addDependency(id, x1);
-    }
-    const cross: Workload = { name: "cross", description: "", graph: builder.build("cross"), faults: [], cluster: {} };
-    const on = await run(cross, 2, gil);
+    const on = await run(crossWorkload(50e6, 150e6), 2, gil);
     expect(new Set(on.transfers.map((t) => t.to)).size).toBe(2);
     expect(ends(on)).toEqual([expect.closeTo(1.75, 9), expect.closeTo(3, 9)]);
   });
