@@ -73,6 +73,7 @@ const clusterSummary = z.object({
     workersPerHost: z.number().int().positive(),
     hostBandwidth: z.number().positive().nullable(),
     loopBandwidth: z.number().positive().nullable(),
+    deserializeBandwidth: z.number().positive().optional(),
   }),
   disk: z.object({
     bandwidth: z.number().positive(),

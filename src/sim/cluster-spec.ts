@@ -95,6 +95,16 @@ export const hostSchema = z
   })
   .strict();
 
+/** Bytes per second, or false for "no such cost or limit". */
+// not a z.union: a union's one message would hide the size reader's own ("expected a positive size, got -1")
+const bytesPerSecondOrFalse = () =>
+  z.unknown().transform((raw, ctx): number | false => {
+    if (raw === false) return false;
+    if (typeof raw === "number" || typeof raw === "string") return parseInto(bytes("positive"), raw, ctx);
+    ctx.addIssue({ code: "custom", message: 'expected bytes per second (a number or a size such as "500 MB") or false' });
+    return z.NEVER;
+  });
+
 const clusterFields = {
   workers: workerCount.optional(),
   threads: threadCount.optional(),
@@ -106,16 +116,9 @@ const clusterFields = {
   workersPerHost: workerCount.optional(),
   hostBandwidth: bytes("positive").optional(),
   /** Bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); false = no such limit. */
-  // not a z.union: a union's one message would hide the size reader's own ("expected a positive size, got -1")
-  loopBandwidth: z
-    .unknown()
-    .transform((raw, ctx): number | false => {
-      if (raw === false) return false;
-      if (typeof raw === "number" || typeof raw === "string") return parseInto(bytes("positive"), raw, ctx);
-      ctx.addIssue({ code: "custom", message: 'expected bytes per second (a number or a size such as "500 MB") or false' });
-      return z.NEVER;
-    })
-    .optional(),
+  loopBandwidth: bytesPerSecondOrFalse().optional(),
+  /** Bytes/s a receiving worker deserialises a message at, its GIL held (every network but instant); false = free. */
+  deserializeBandwidth: bytesPerSecondOrFalse().optional(),
   disk: diskSchema.optional(),
   host: hostSchema.optional(),
   overheads: overheadsSchema.optional(),

@@ -10,10 +10,16 @@ import { DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { DEFAULT_DISK, type DiskParameters } from "./disk.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { DEFAULT_MEMORY_MODEL, type MemoryModel } from "./memory.js";
-import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, type NetworkKind } from "./network/index.js";
+import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, DESERIALIZE_BANDWIDTH, type NetworkKind } from "./network/index.js";
 import type { ClusterSpec, HostSpec } from "./cluster-spec.js";
 import { eevdfCredit, type HostCpuParameters } from "./host-cpu.js";
 import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
+
+/**
+ * The deserialisation a run's cluster has unless a layer says: off (docs/sim.md, "Network", says
+ * why: on by default it moved the shared shuffle further from dask). The profiles set dask's.
+ */
+const DEFAULT_DESERIALIZE_BANDWIDTH: number | false = DESERIALIZE_BANDWIDTH;
 
 /** One simulated worker as the cluster describes it. */
 export interface WorkerShape {
@@ -41,6 +47,8 @@ export interface ResolvedCluster {
   readonly hostBandwidth: number | null;
   /** Bytes/s each worker's event loop moves, its sends and receives together (max-min, shared-host); null = no such limit. */
   readonly loopBandwidth: number | null;
+  /** Bytes/s a receiving worker deserialises a message at, its event loop stopped meanwhile (network/deserialize.ts); null = free. */
+  readonly deserializeBandwidth: number | null;
   readonly disk: DiskParameters;
   /** The hosts' cores and other load (host-cpu.ts), and where the scheduler runs; null = no CPU model (no thread waits for a core). */
   readonly host: ResolvedHost | null;
@@ -132,6 +140,7 @@ export function resolveCluster(
   const bandwidth = highest(layers, "bandwidth") ?? DEFAULT_NETWORK.bandwidth;
   const workersPerHost = highest(layers, "workersPerHost") ?? 1;
   const loopBandwidth = highest(layers, "loopBandwidth") ?? DEFAULT_LOOP_BANDWIDTH;
+  const deserializeBandwidth = highest(layers, "deserializeBandwidth") ?? DEFAULT_DESERIALIZE_BANDWIDTH;
   const from = Math.max(0, layoutAt);
   // Per group: a higher layer's value, else the group's own, else the layout layer's or a lower one's.
   const above = <K extends "threads" | "memoryLimit">(field: K) => (layoutAt + 1 < layers.length ? highest(layers, field, layoutAt + 1) : undefined);
@@ -185,6 +194,7 @@ export function resolveCluster(
     workersPerHost,
     hostBandwidth: highest(layers, "hostBandwidth") ?? null,
     loopBandwidth: loopBandwidth === false ? null : loopBandwidth,
+    deserializeBandwidth: deserializeBandwidth === false ? null : deserializeBandwidth,
     disk: mergeSection<DiskParameters>(DEFAULT_DISK, layers.map((layer) => layer.disk)),
     overheads: mergeSection<Overheads>(DEFAULT_OVERHEADS, layers.map((layer) => layer.overheads)),
     memory: mergeSection<MemoryModel>(DEFAULT_MEMORY_MODEL, layers.map((layer) => layer.memory)),

@@ -57,6 +57,8 @@ export {
   maxMinFairRatesOver,
   DEFAULT_NETWORK,
   DEFAULT_LOOP_BANDWIDTH,
+  DESERIALIZE_BANDWIDTH,
+  wireCapacity,
   NETWORK_MODELS,
   NETWORK_KINDS,
   type NetworkKind,

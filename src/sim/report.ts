@@ -82,8 +82,11 @@ export function threadTimeCloses(time: Pick<WorkerThreadTime, "total" | "capacit
 
 /** The cluster a run simulated, as resolved from its layers: what the figures were computed with. */
 export interface ClusterSummary {
-  /** `loopBandwidth`: bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); null: no such limit. */
-  network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null; loopBandwidth: number | null };
+  /**
+   * `loopBandwidth`: bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); null: no such limit.
+   * `deserializeBandwidth` (present when the cluster has one): bytes/s a receiver deserialises at, its event loop stopped meanwhile.
+   */
+  network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null; loopBandwidth: number | null; deserializeBandwidth?: number };
   disk: { bandwidth: number; latency: number; hostBandwidth: number | null; removeLatency: number; removeBandwidth: number | null };
   overheads: import("./overheads.js").Overheads;
   memory: import("./memory.js").MemoryModel;

@@ -28,7 +28,15 @@ export function completionSentence(tasks: SimReport["tasks"], stuckAt: number, s
 /** What the run's cluster was: the resolved parameters as the report states them. */
 export function clusterSummary(c: ResolvedCluster, schedulerLoopSeconds: number, host: HostSummary | null): ClusterSummary {
   return {
-    network: { model: c.network, latency: c.latency, bandwidth: c.bandwidth, workersPerHost: c.workersPerHost, hostBandwidth: c.hostBandwidth, loopBandwidth: c.loopBandwidth },
+    network: {
+      model: c.network,
+      latency: c.latency,
+      bandwidth: c.bandwidth,
+      workersPerHost: c.workersPerHost,
+      hostBandwidth: c.hostBandwidth,
+      loopBandwidth: c.loopBandwidth,
+      ...(c.deserializeBandwidth === null ? {} : { deserializeBandwidth: c.deserializeBandwidth }),
+    },
     disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null, removeLatency: c.disk.removeLatency ?? 0, removeBandwidth: c.disk.removeBandwidth ?? null },
     overheads: { ...c.overheads },
     memory: { ...c.memory },

@@ -129,6 +129,7 @@ class SimulationRun {
       endpoints,
       hostBandwidth: cluster.hostBandwidth,
       loopBandwidth: cluster.loopBandwidth,
+      deserializeBandwidth: cluster.deserializeBandwidth,
       ...(cpu === null ? {} : { loopShare: (address: string) => cpu.loopThreads[this.addressIndex.get(address)!]!.shareAt(this.clock.now()) }),
     });
     this.inner = new InProcessTransport({ network: this.network });
@@ -145,6 +146,7 @@ class SimulationRun {
       dice: this.dice,
       latency: this.networkKind === "instant" ? 0 : latency,
       connectLatency: this.networkKind === "instant" ? 0 : cluster.overheads.connectLatency,
+      receiverLoop: (to) => this.loops[to]!,
       log: { record: (transfer) => this.transferDone(transfer), countFault: (kind, time) => this.report.countFault(kind, time) },
       onActivity: () => (this.lastActivity = this.clock.now()),
       onSettled: (to) => this.markDirty(to),

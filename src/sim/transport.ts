@@ -1,5 +1,6 @@
 // The simulator's transport: the Worker's InProcessTransport (real get-data serving, the
-// network model on the wire) behind a layer that injects faults and records transfers.
+// network model on the wire) behind a layer that injects faults, opens connections, books the
+// receiver's deserialisation on its event loop and records transfers.
 import type { Key } from "../state/index.js";
 import { NetworkError } from "../worker/errors.js";
 import type { InProcessTransport } from "../worker/in-process-transport.js";
@@ -13,6 +14,14 @@ export interface TransferLog {
   record(transfer: TransferRecord): void;
   /** An injected fault fired (transfer-failure, busy). */
   countFault(kind: string, time: number): void;
+}
+
+/** A worker's event loop as the deserialisation books it (SerialLoop). */
+export interface ReceiverLoop {
+  /** Seconds until the loop is through its booked work. */
+  idleIn(): number;
+  /** Books `seconds` of work after what is booked; seconds until it is done. */
+  reserve(seconds: number): number;
 }
 
 export interface SimTransportOptions {
@@ -31,6 +40,12 @@ export interface SimTransportOptions {
    * idle to it (dask's ConnectionPool: TCP connect and the comm handshake); 0: connections are free.
    */
   readonly connectLatency?: number;
+  /**
+   * Worker `to`'s event loop, where a received message's deserialisation (the network's
+   * `deserializeSeconds`) is booked: it waits for what is booked before it, and what is booked
+   * after it waits for it. Unset: deserialisations take no loop time.
+   */
+  readonly receiverLoop?: (to: number) => ReceiverLoop;
   readonly log: TransferLog;
   /** Data moved or a request started: the run is not stalled. */
   readonly onActivity: () => void;
@@ -49,6 +64,7 @@ export class SimTransport implements Transport {
   private readonly dice: FaultDice;
   private readonly latency: number;
   private readonly connectLatency: number;
+  private readonly receiverLoop: ((to: number) => ReceiverLoop) | undefined;
   /** Idle pooled connections: receiver → sender → how many (dask's `rpc.available`). */
   private readonly idle = new Map<string, Map<string, number>>();
   private readonly log: TransferLog;
@@ -62,6 +78,7 @@ export class SimTransport implements Transport {
     this.dice = options.dice;
     this.latency = options.latency;
     this.connectLatency = options.connectLatency ?? 0;
+    this.receiverLoop = options.receiverLoop;
     this.log = options.log;
     this.onActivity = options.onActivity;
     this.onSettled = options.onSettled;
@@ -133,8 +150,8 @@ export class SimTransport implements Transport {
       }
       throw error;
     }
-    this.returnConnection(options.who, fromWorker);
     if (response.status === "busy") {
+      this.returnConnection(options.who, fromWorker);
       log("busy", 0, keys.length);
       return response;
     }
@@ -144,9 +161,38 @@ export class SimTransport implements Transport {
       count++;
       bytes += response.nbytes?.[key] ?? 0;
     }
+    const deserializing = this.receiverLoop === undefined || to < 0 ? 0 : this.network.deserializeSeconds(fromWorker, options.who, bytes);
+    // Nothing to book: no await either, so a run without deserialisation keeps its order of events.
+    if (deserializing > 0) {
+      try {
+        await this.deserialize(this.receiverLoop!(to), deserializing, options);
+      } catch (error) {
+        log("failed", 0, keys.length);
+        throw error;
+      }
+    }
+    // dask's comm.read returns once the message is deserialised; the comm is pooled after it.
+    this.returnConnection(options.who, fromWorker);
     log(count === 0 ? "missing" : "ok", bytes, count);
     this.onActivity();
     return response;
+  }
+
+  /**
+   * The receiver deserialises what arrived, on its event loop after what is booked there (the
+   * wait is the gather-dep root's `other` time), as the root's `deserialize` activity.
+   */
+  private async deserialize(loop: ReceiverLoop, seconds: number, options: TransportRequestOptions): Promise<void> {
+    const queued = loop.idleIn();
+    const done = loop.reserve(seconds);
+    this.network.holdLoop?.(options.who, this.clock.now() + queued, done - queued);
+    if (queued > 0) await this.clock.sleep(queued, options.signal);
+    const span = options.span.child("deserialize");
+    try {
+      await this.clock.sleep(done - queued, options.signal);
+    } finally {
+      span.end();
+    }
   }
 
   /** Takes an idle connection of `to` to `from` from the pool: false when there is none (the fetch opens one). */

@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { ComputeTaskEvent } from "../../src/state/index.js";
 import {
   DEFAULT_LOOP_BANDWIDTH,
-  GraphBuilder,
   NO_OVERHEADS,
   resolveCluster,
   SerialLoop,
@@ -15,11 +14,11 @@ import {
   SimulatedExecutor,
   SpecError,
   validateSpec,
-  type Workload,
 } from "../../src/sim/index.js";
 import { createNetwork, MaxMinNetwork } from "../../src/sim/network/index.js";
 import { InProcessTransport, LatencyBandwidthNetwork, VirtualClock, Worker } from "../../src/worker/index.js";
 import { MemoryStore, total } from "../worker/helpers.js";
+import { crossWorkload } from "./cross-workload.js";
 
 /** Starts every transfer `[from, to, bytes]` at 0 and runs the clock: each one's end, and the rates at `sampleAt`. */
 async function run(clock: VirtualClock, network: { transfer: MaxMinNetwork["transfer"]; currentRates?: () => Array<{ rate: number }> }, transfers: Array<[string, string, number]>, sampleAt = 0) {
@@ -145,18 +144,11 @@ describe("loopBandwidth in the cluster", () => {
   it("in a run: two joins fetch in opposite directions at once and share both loops (hand-computed makespan)", async () => {
     // x-0 and x-1 (100 MB each) end at 1 s, one per worker; j-0 and j-1 each need both, one
     // per worker (the second goes where the first is not, its occupancy being lower), so
-    // at 1 s 100 MB move each way: on a 1 GB/s network 0.1 s, through loops of 1 GB/s 0.2 s.
-    const builder = new GraphBuilder();
-    const x0 = builder.addTask({ key: "x-0", prefix: "x", duration: 1, nbytes: 100e6 });
-    const x1 = builder.addTask({ key: "x-1", prefix: "x", duration: 1, nbytes: 100e6 });
-    for (let j = 0; j < 2; j++) {
-      const id = builder.addTask({ key: `j-${j}`, prefix: "j", duration: 1, nbytes: 1 });
-      builder.addDependency(id, x0);
-      builder.addDependency(id, x1);
-    }
-    const workload: Workload = { name: "cross", description: "", graph: builder.build("cross"), faults: [], cluster: {} };
+    // at 1 s 100 MB move each way: on a 1 GB/s network 0.1 s, through loops of 1 GB/s 0.2 s
+    // (no deserialisation: deserialize.test.ts has the same run with one).
+    const workload = crossWorkload(100e6, 100e6);
     const run = async (loopBandwidth: number | false) =>
-      (await simulate(workload, { workers: 2, threads: 1, network: "max-min", latency: 0, bandwidth: 1e9, cluster: { overheads: NO_OVERHEADS, loopBandwidth } })).report;
+      (await simulate(workload, { workers: 2, threads: 1, network: "max-min", latency: 0, bandwidth: 1e9, cluster: { overheads: NO_OVERHEADS, loopBandwidth, deserializeBandwidth: false } })).report;
     const shared = await run(1e9);
     expect(shared.transfer.count).toBe(2);
     expect(new Set(shared.transfers.map((t) => t.to)).size).toBe(2);

@@ -18,6 +18,11 @@ export class InstantNetwork implements SimNetwork {
     return Promise.resolve();
   }
 
+  /** Transfers take no time: nothing to deserialise either. */
+  deserializeSeconds(): number {
+    return 0;
+  }
+
   failWorker(address: string): void {
     this.dead.add(address);
   }

@@ -1,7 +1,9 @@
 // Fidelity 1: each transfer takes latency + bytes / bandwidth, independently of the others
 // (no contention; the bandwidth of a transfer is the smaller of its sender's send and its
-// receiver's receive capacity). Cheap, and easy to compute by hand.
+// receiver's receive capacity), the receiver's deserialisation included when the cluster has
+// one (deserialize.ts). Cheap, and easy to compute by hand.
 import { NetworkError } from "../../worker/errors.js";
+import { deserializeCost, deserializeSeconds, wireCapacity } from "./deserialize.js";
 import type { NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
 
 export const latencyBandwidthModel: NetworkModelEntry = {
@@ -14,18 +16,31 @@ export class LatencyBandwidthNetwork implements SimNetwork {
   private readonly dead = new Set<string>();
   /** Transfers in progress, by one of their ends, so a death can cut them. */
   private readonly active = new Set<ActiveTransfer>();
+  /** Seconds per byte the receiver deserialises (0: free). */
+  private readonly perByte: number;
 
   constructor(
     private readonly clock: WorkerClock,
     private readonly parameters: NetworkParameters,
-  ) {}
+  ) {
+    this.perByte = deserializeCost(parameters.deserializeBandwidth);
+  }
+
+  /** What a transfer from `from` to `to` gets: the smaller of the sender's send and the receiver's receive capacity. */
+  private rate(from: string, to: string): number {
+    const { endpoints, bandwidth } = this.parameters;
+    return Math.min(endpoints?.get(from)?.send ?? bandwidth, endpoints?.get(to)?.receive ?? bandwidth);
+  }
+
+  deserializeSeconds(from: string, to: string, bytes: number): number {
+    return deserializeSeconds(bytes, this.perByte, this.rate(from, to));
+  }
 
   transfer(request: TransferRequest): Promise<void> {
     if (request.signal.aborted) return Promise.reject(request.signal.reason);
     const deadEnd = this.dead.has(request.from) ? request.from : this.dead.has(request.to) ? request.to : null;
-    const { endpoints, bandwidth } = this.parameters;
-    const rate = Math.min(endpoints?.get(request.from)?.send ?? bandwidth, endpoints?.get(request.to)?.receive ?? bandwidth);
-    const seconds = this.parameters.latency + request.bytes / rate;
+    // The wire's part; the deserialisation after it is the receiver's (deserialize.ts).
+    const seconds = this.parameters.latency + request.bytes / wireCapacity(this.rate(request.from, request.to), this.perByte);
     return new Promise<void>((resolve, reject) => {
       const entry: ActiveTransfer = {
         request,

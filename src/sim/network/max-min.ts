@@ -3,9 +3,11 @@
 // concurrent transfers share them max-min fairly (progressive filling / water-filling,
 // Estee's most faithful model).
 // Rates are recomputed only when the set of flows changes; one timer, set for the earliest
-// completion, is moved whenever the rates change.
+// completion, is moved whenever the rates change. With a deserialisation (deserialize.ts) the
+// flows are the wire's part, every capacity its wire share.
 import type { TimerHandle } from "../../worker/clock.js";
 import { NetworkError } from "../../worker/errors.js";
+import { deserializeCost, deserializeSeconds, wireCapacity } from "./deserialize.js";
 import type { NetworkKind, NetworkModelEntry, NetworkParameters, SimNetwork, TransferRequest, WorkerClock } from "./types.js";
 
 export const maxMinModel: NetworkModelEntry = {
@@ -112,8 +114,12 @@ interface Flow {
 export class MaxMinNetwork implements SimNetwork {
   readonly kind: NetworkKind;
   private readonly endpointIndex = new Map<string, number>();
-  /** Resources: every endpoint's send, receive and (with a loop bandwidth) loop capacity, then (shared hosts) every host's. */
+  /** Resources: every endpoint's send, receive and (with a loop bandwidth) loop capacity, then (shared hosts) every host's: the wire's share of each (Infinity: never binds). */
   private readonly capacity: number[] = [];
+  /** The same resources' calibrated capacities (what a transfer limited by one gets end to end). */
+  private readonly calibrated: number[] = [];
+  /** Seconds per byte the receiver deserialises (0: free). */
+  private readonly perByte: number;
   /** Per endpoint: its send resource (receive is the next one), its loop and its host resource (-1: none, or hosts do not share). */
   private readonly sendResource: number[] = [];
   private readonly loopResource: number[] = [];
@@ -132,6 +138,10 @@ export class MaxMinNetwork implements SimNetwork {
   /** Default capacity of each host, from the largest bandwidth of its workers (shared hosts only). */
   private readonly hostCapacity = new Map<number, number>();
   private nextOwnHost = -1;
+  /** Loop resources stopped now, each by how many deserialisations (holdLoop). */
+  private readonly held = new Map<number, number>();
+  /** Room for one flow's path (startFlow asks whether it has any resource). */
+  private readonly scratch = new Int32Array(6);
   /** Capacity of every worker's event loop (its sends and receives together); null = none. */
   private readonly loop: number | null;
 
@@ -145,6 +155,7 @@ export class MaxMinNetwork implements SimNetwork {
     this.send = parameters.sendCapacity ?? parameters.bandwidth;
     this.receive = parameters.receiveCapacity ?? parameters.bandwidth;
     this.loop = parameters.loopBandwidth ?? null;
+    this.perByte = deserializeCost(parameters.deserializeBandwidth);
     if (sharedHosts) {
       for (const endpoint of parameters.endpoints?.values() ?? []) {
         const largest = Math.max(endpoint.send, endpoint.receive);
@@ -216,13 +227,20 @@ export class MaxMinNetwork implements SimNetwork {
     this.addresses.push(address);
     const send = own?.send ?? this.send;
     const receive = own?.receive ?? this.receive;
-    this.capacity.push(send, receive);
+    this.addResource(send);
+    this.addResource(receive);
     // A loop that can carry all the worker can send and receive at once never binds: left out,
     // the rates are the same and the water-filling has a resource less per flow (unless its
     // share of the host's cores may shrink it).
-    if (this.loop !== null && (this.loop < send + receive || this.parameters.loopShare !== undefined)) {
+    const wire = (capacity: number): number => wireCapacity(capacity, this.perByte);
+    if (this.loop !== null && (wire(this.loop) < wire(send) + wire(receive) || this.parameters.loopShare !== undefined)) {
       this.loopResource.push(this.capacity.length);
-      this.capacity.push(this.loop);
+      this.addResource(this.loop);
+    } else if (this.perByte > 0) {
+      // A loop the wire never exhausts still stops while its worker deserialises (holdLoop).
+      this.loopResource.push(this.capacity.length);
+      this.calibrated.push(this.loop ?? Number.POSITIVE_INFINITY);
+      this.capacity.push(Number.POSITIVE_INFINITY);
     } else {
       this.loopResource.push(-1);
     }
@@ -237,22 +255,89 @@ export class MaxMinNetwork implements SimNetwork {
       resource = this.capacity.length;
       this.hostResources.set(host, resource);
       const largest = Math.max(own?.send ?? this.send, own?.receive ?? this.receive);
-      this.capacity.push(this.parameters.hostBandwidth ?? this.hostCapacity.get(host) ?? largest);
+      this.addResource(this.parameters.hostBandwidth ?? this.hostCapacity.get(host) ?? largest);
     }
     this.hostResource.push(resource);
     return index;
   }
 
+  /** A resource of calibrated capacity `capacity`: the wire gets its share of it. */
+  private addResource(capacity: number): void {
+    this.calibrated.push(capacity);
+    this.capacity.push(wireCapacity(capacity, this.perByte));
+  }
+
+  /**
+   * The resources a flow from endpoint `src` to `dst` draws on, written into `into` from `at`;
+   * returns the end. Resources the wire never exhausts (Infinity) are left out.
+   */
+  private path(src: number, dst: number, into: Int32Array, at: number): number {
+    let used = this.add(this.sendResource[src]!, into, at);
+    used = this.add(this.sendResource[dst]! + 1, into, used);
+    // The bytes pass through the sender's loop (its writes) and the receiver's (its reads).
+    used = this.add(this.loopResource[src]!, into, used);
+    used = this.add(this.loopResource[dst]!, into, used);
+    const fromHost = this.hostResource[src]!;
+    const toHost = this.hostResource[dst]!;
+    used = this.add(fromHost, into, used);
+    // A transfer between two workers of one host draws on the host once.
+    return toHost === fromHost ? used : this.add(toHost, into, used);
+  }
+
+  /** Writes `resource` at `at` unless it is none (-1) or unlimited (and not a held loop); returns the next free place. */
+  private add(resource: number, into: Int32Array, at: number): number {
+    if (resource < 0 || (this.capacity[resource]! === Number.POSITIVE_INFINITY && !this.held.has(resource))) return at;
+    into[at] = resource;
+    return at + 1;
+  }
+
+  /**
+   * The worker at `address` deserialises from `at` for `seconds` (its GIL held): its loop reads
+   * and writes nothing meanwhile, so every flow through it stops, sends and receives alike.
+   */
+  holdLoop(address: string, at: number, seconds: number): void {
+    if (seconds <= 0) return;
+    const endpoint = this.endpoint(address);
+    const loop = this.loopResource[endpoint]!;
+    if (loop < 0) return;
+    const change = (by: number): void => {
+      // No flow through the loop: no rate changes (the common case — the receiver's other reads are done).
+      const touched = this.flows.some((flow) => flow.src === endpoint || flow.dst === endpoint);
+      if (touched) this.advance();
+      const count = (this.held.get(loop) ?? 0) + by;
+      if (count > 0) this.held.set(loop, count);
+      else this.held.delete(loop);
+      if (touched) this.reschedule();
+    };
+    this.clock.setTimer(Math.max(at, this.clock.now()), () => {
+      change(1);
+      this.clock.setTimer(this.clock.now() + seconds, () => change(-1));
+    });
+  }
+
+  deserializeSeconds(from: string, to: string, bytes: number): number {
+    if (this.perByte <= 0 || bytes <= 0) return 0;
+    const src = this.endpoint(from);
+    const dst = this.endpoint(to);
+    // The loops count even where the wire leaves them out (they never bind it): a lone transfer is limited by them.
+    let lone = Math.min(this.calibrated[this.sendResource[src]!]!, this.calibrated[this.sendResource[dst]! + 1]!, this.loop ?? Number.POSITIVE_INFINITY);
+    for (const host of [this.hostResource[src]!, this.hostResource[dst]!]) if (host >= 0) lone = Math.min(lone, this.calibrated[host]!);
+    return deserializeSeconds(bytes, this.perByte, lone);
+  }
+
   private startFlow(request: TransferRequest, resolve: () => void, reject: (error: unknown) => void): void {
-    if (request.bytes <= 0) {
+    const src = this.endpoint(request.from);
+    const dst = this.endpoint(request.to);
+    // No bytes, or a wire that nothing on its path limits (its deserialisation takes all a lone transfer's time).
+    if (request.bytes <= 0 || this.path(src, dst, this.scratch, 0) === 0) {
       resolve();
       return;
     }
     this.advance();
     const flow: Flow = {
       request,
-      src: this.endpoint(request.from),
-      dst: this.endpoint(request.to),
+      src,
+      dst,
       remaining: request.bytes,
       rate: 0,
       resolve,
@@ -289,29 +374,25 @@ export class MaxMinNetwork implements SimNetwork {
     let used = 0;
     for (let f = 0; f < flows.length; f++) {
       const flow = flows[f]!;
-      resources[used++] = this.sendResource[flow.src]!;
-      resources[used++] = this.sendResource[flow.dst]! + 1;
-      // The bytes pass through the sender's loop (its writes) and the receiver's (its reads).
-      const fromLoop = this.loopResource[flow.src]!;
-      const toLoop = this.loopResource[flow.dst]!;
-      if (fromLoop >= 0) resources[used++] = fromLoop;
-      if (toLoop >= 0) resources[used++] = toLoop;
-      const fromHost = this.hostResource[flow.src]!;
-      const toHost = this.hostResource[flow.dst]!;
-      if (fromHost >= 0) resources[used++] = fromHost;
-      // A transfer between two workers of one host draws on the host once.
-      if (toHost >= 0 && toHost !== fromHost) resources[used++] = toHost;
+      used = this.path(flow.src, flow.dst, resources, used);
       start[f + 1] = used;
     }
-    const rates = maxMinFairRatesOver(start, resources.subarray(0, used), this.loopShare === undefined ? this.capacity : this.sharedCapacity());
+    let capacity = this.loopShare === undefined ? this.capacity : this.sharedCapacity();
+    if (this.held.size > 0) {
+      if (capacity === this.capacity) capacity = capacity.slice();
+      for (const loop of this.held.keys()) capacity[loop] = 0;
+    }
+    const rates = maxMinFairRatesOver(start, resources.subarray(0, used), capacity);
     let soonest = Number.POSITIVE_INFINITY;
     for (let f = 0; f < flows.length; f++) {
       const flow = flows[f]!;
       flow.rate = rates[f]!;
+      // a stopped flow (rate 0) moves again when its loop is released, which reschedules
+      if (flow.rate <= 0) continue;
       const finish = Math.max(0, flow.remaining) / flow.rate;
       if (finish < soonest) soonest = finish;
     }
-    this.timer = this.clock.setTimer(this.clock.now() + soonest, () => this.completeDue());
+    if (soonest !== Number.POSITIVE_INFINITY) this.timer = this.clock.setTimer(this.clock.now() + soonest, () => this.completeDue());
   }
 
   /** Whether `address` has bytes moving now (its loop's thread is busy with them). */

@@ -28,6 +28,12 @@ export interface NetworkParameters {
    * recomputed. Unset: the whole capacity.
    */
   loopShare?: (address: string) => number;
+  /**
+   * Bytes/s the receiving worker deserialises a message at once every byte is read (its GIL held,
+   * its event loop stopped; deserialize.ts). Unset or null: free. The models then give the wire
+   * what the capacities leave after it, and `deserializeSeconds` says what the receiver spends.
+   */
+  deserializeBandwidth?: number | null;
 }
 
 /** What one worker can move, and the host it runs on. */
@@ -52,12 +58,27 @@ export const DEFAULT_NETWORK: NetworkParameters = { latency: 0.001, bandwidth: 1
  */
 export const DEFAULT_LOOP_BANDWIDTH = 744e6;
 
+/**
+ * What a dask 2022.12.1 worker deserialises per second of its GIL: `fidelity/tools/deserialise.py`
+ * on the quiet fetch_cost.py run (64 idle fetches of 3-48 MB one way, load 0.14-1.27): a fit of
+ * read-bytes → read-deserialised against bytes, 0.731 ms per MB. docs/sim.md, "Network".
+ */
+export const DESERIALIZE_BANDWIDTH = 1.37e9;
+
 export interface SimNetwork extends NetworkModel {
   readonly kind: NetworkKind;
   /** The worker at `address` died: its transfers fail with NetworkError, now and from now on. */
   failWorker(address: string): void;
   /** Whether `address` has bytes moving now (models with flows; the host CPU model counts its loop busy then). */
   moving?(address: string): boolean;
+  /**
+   * Seconds the receiver `to` spends deserialising `bytes` that came from `from` over this model
+   * (`deserializeBandwidth`; 0 when free, and on the instant network): the transport books them
+   * on the receiver's event loop once the wire is through.
+   */
+  deserializeSeconds(from: string, to: string, bytes: number): number;
+  /** The worker at `address` deserialises from time `at` for `seconds`: its loop moves no bytes meanwhile (models with loops). */
+  holdLoop?(address: string, at: number, seconds: number): void;
 }
 
 /** A network model of the registry: one line for `spanwork list networks`, and how to build one for a run. */
