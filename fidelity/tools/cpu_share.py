@@ -59,25 +59,25 @@ def busy_share():
     return (time.thread_time() - c0) / (time.perf_counter() - w0)
 
 
-def bursts(w_ms, sleep_s=0.02, n=30):
+def slowdowns(w_ms, sleep_s, n):
+    """n bursts of w_ms of CPU, each after a sleep of sleep_s: wall / work of each."""
     ratios = []
     for _ in range(n):
         time.sleep(sleep_s)
         a = time.perf_counter()
         work(w_ms / 1000)
         ratios.append((time.perf_counter() - a) / (w_ms / 1000))
+    return ratios
+
+
+def bursts(w_ms, sleep_s=0.02, n=30):
+    ratios = slowdowns(w_ms, sleep_s, n)
     return statistics.median(ratios), statistics.mean(ratios)
 
 
 def duty(u, n=400):
     """1 ms bursts with sleeps for a duty cycle u (of the thread's own full-speed time): wall per burst / 1 ms."""
-    sleep_s = 0.001 * (1 - u) / u
-    ratios = []
-    for _ in range(n):
-        time.sleep(sleep_s)
-        a = time.perf_counter()
-        work(0.001)
-        ratios.append((time.perf_counter() - a) / 0.001)
+    ratios = slowdowns(1, 0.001 * (1 - u) / u, n)
     return statistics.median(ratios), statistics.mean(ratios)
 
 
@@ -87,14 +87,7 @@ DUTIES = (0.1, 0.25, 0.4, 0.5, 0.6, 0.7)
 
 def duty_curve(u, w_ms, n=200):
     """Bursts of w_ms of CPU with sleeps for a duty u: the distribution of wall / work."""
-    sleep_s = w_ms / 1000 * (1 - u) / u
-    ratios = []
-    for _ in range(n):
-        time.sleep(sleep_s)
-        a = time.perf_counter()
-        work(w_ms / 1000)
-        ratios.append((time.perf_counter() - a) / (w_ms / 1000))
-    ratios.sort()
+    ratios = sorted(slowdowns(w_ms, w_ms / 1000 * (1 - u) / u, n))
     return {
         "mean": round(statistics.mean(ratios), 3),
         "median": round(statistics.median(ratios), 3),
