@@ -128,6 +128,27 @@ describe("a thread of a host under the lag rule (EEVDF)", () => {
       { numRuns: 300 },
     );
   });
+  it("never ends a thread's piece earlier when the load rises (fast-check)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.double({ min: 0, max: 6, noNaN: true }),
+        fc.double({ min: 0, max: 3, noNaN: true }),
+        fc.double({ min: 0, max: 0.004, noNaN: true }),
+        fc.array(fc.tuple(fc.double({ min: 0, max: 0.005, noNaN: true }), fc.double({ min: 0, max: 0.01, noNaN: true })), { minLength: 1, maxLength: 40 }),
+        (cores, load, more, slice, pieces) => {
+          const ends = (l: number) => {
+            const thread = new HostCpu(lag({ cores, load: l, slice })).thread();
+            let now = 0;
+            return pieces.map(([gap, cpu]) => thread.run((now += gap), cpu));
+          };
+          const low = ends(load);
+          ends(load + more).forEach((end, i) => expect(end).toBeGreaterThanOrEqual(low[i]! - 1e-12));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe("a thread of a host under the credit rule", () => {
