@@ -2,9 +2,9 @@
 // scheduler's loop, tasks' CPU parts) and by other jobs' runnable threads (`load`). Linux's fair
 // scheduler (EEVDF since 6.6) gives a thread that stays runnable its fair share of the cores,
 // s = min(1, cores / (load + runnable threads)); what a short burst waits depends on the thread's
-// lag, the service it is owed less what it received, a fluid version of EEVDF's (rule `lag`,
-// the default): it falls while the thread runs at full speed and rises while it waits or sleeps
-// owing; a thread that wakes owing waits to be repaid, and for the core. The rule before it
+// lag, the service it is owed less what it received on its core's run queue, a fluid version of
+// EEVDF's (rule `lag`, the default): it falls while the thread runs at full speed and rises while
+// it waits or sleeps owing; a thread that wakes owing waits to be repaid, and for the core. The rule before it
 // (`credit`: a full-speed credit earned back a second per second asleep) stays for comparison.
 // A piece of work's speed is computed when it starts (as the host disk does): later pieces never
 // change an earlier one's end. docs/sim.md, "Host CPU".
@@ -59,22 +59,25 @@ interface LagState {
 }
 
 /**
- * The `lag` rule: wall seconds of `cpu` seconds of work at share `s`, after a sleep of `slept`
- * seconds (null: the thread stayed runnable, its slice goes on). Updates `state`.
+ * The `lag` rule: wall seconds of `cpu` seconds of work, after a sleep of `slept` seconds (null:
+ * the thread stayed runnable, its slice goes on); `q` is its share on its core's run queue,
+ * which its lag moves by, `s` its share of the host, which work beyond its slice runs at.
+ * Updates `state`.
  *
  * Asleep, a thread that owes (lag < 0) stays queued (DELAY_DEQUEUE, kernel 6.12+) and is repaid
- * at its share; once repaid it leaves the queue, owing nothing (DELAY_ZERO), at the first pick on
- * its core — the running thread's slice end, one slice apart, at a phase the fluid cannot know:
- * over a uniform phase it is gone by its wake with probability τ / slice (τ: repaid that long
- * before), else it is still queued where it was and gets the core at the next slice end,
- * (slice − τ) / 2 later on average. A thread still owing at its wake waits to be repaid, then
- * half a slice for the pick. Waiting, it earns lag at its share (kept across a sleep: PLACE_LAG).
- * One that left the queue wakes eligible and runs at once (cpu_share.py: 1 ms bursts after 20 ms
- * of sleep never waited). Once it has the core it runs its slice at full speed, its lag falling
- * at 1 − s; the rest runs at s, the average of EEVDF's wait-and-slice turns.
+ * at q; once repaid it leaves the queue, owing nothing (DELAY_ZERO), at the first pick on its
+ * core — the running thread's slice end, one slice apart, at a phase the fluid cannot know: over
+ * a uniform phase it is gone by its wake with probability τ / slice (τ: repaid that long before),
+ * else it is still queued where it was and gets the core at the next slice end, (slice − τ) / 2
+ * later on average; the rule takes the expected wait, (slice − τ)² / (2 slice). A thread still
+ * owing at its wake waits to be repaid, then half a slice for the pick. Waiting, it earns lag at
+ * q (kept across a sleep: PLACE_LAG). One that left the queue wakes eligible and runs at once
+ * (cpu_share.py: 1 ms bursts after 20 ms of sleep never waited). Once it has the core it runs
+ * its slice at full speed, its lag falling at 1 − q; the rest runs at s, the average of EEVDF's
+ * wait-and-slice turns once the load balancer has evened the queues out.
  */
-function lagRun(slice: number, s: number, state: LagState, slept: number | null, cpu: number): number {
-  if (s >= 1) {
+function lagRun(slice: number, q: number, s: number, state: LagState, slept: number | null, cpu: number): number {
+  if (q >= 1) {
     state.lag = 0;
     state.sliceLeft = slice;
     return cpu;
@@ -82,16 +85,16 @@ function lagRun(slice: number, s: number, state: LagState, slept: number | null,
   let wait = 0;
   if (slept !== null) {
     if (state.lag < 0) {
-      const repaid = -state.lag / s;
+      const repaid = -state.lag / q;
       if (slept < repaid) wait = repaid - slept + slice / 2;
       else if (slept - repaid < slice) wait = (slice - (slept - repaid)) ** 2 / (2 * slice);
-      state.lag = s * wait - (slept < repaid ? (repaid - slept) * s : 0);
+      state.lag = q * wait - (slept < repaid ? (repaid - slept) * q : 0);
     }
     state.sliceLeft = slice;
   }
   const full = Math.min(cpu, state.sliceLeft);
   state.sliceLeft -= full;
-  state.lag -= (1 - s) * full;
+  state.lag -= (1 - q) * full;
   return wait + full + (cpu - full) / s;
 }
 
@@ -137,6 +140,20 @@ export class HostCpu {
   }
 
   /**
+   * Share of a thread on its core's run queue, with `others` runnable on the host: EEVDF keeps
+   * lag per run queue (each CPU's), and a thread that wakes stays on its core for a while (the
+   * load balancer evens the queues out over longer times: `share`). The others spread evenly:
+   * with every core busy (others ≥ cores) others / cores of them share its core; with one core
+   * free only part of the time (cores − 1 ≤ others < cores) the part beyond cores − 1 does;
+   * with a core free, none.
+   */
+  queueShare(others: number): number {
+    const cores = this.parameters.cores;
+    const beside = others >= cores ? others / cores : Math.max(0, others - (cores - 1));
+    return Math.min(this.share(others), 1 / (1 + beside));
+  }
+
+  /**
    * How long `cpu` seconds of a task's CPU part take from `now` (a thread of its own that slept
    * long before: no lag, a fresh slice; or the full credit). The excess over `cpu` is its wait for a core.
    */
@@ -145,7 +162,7 @@ export class HostCpu {
     this.cpuParts = this.cpuParts.filter((end) => end > now);
     const p = this.parameters;
     const others = this.others(null, now);
-    const wall = p.rule === "lag" ? lagRun(p.slice, this.share(others), { lag: 0, sliceLeft: p.slice }, null, cpu) : creditRun(p, others, p.credit, cpu).wall;
+    const wall = p.rule === "lag" ? lagRun(p.slice, this.queueShare(others), this.share(others), { lag: 0, sliceLeft: p.slice }, null, cpu) : creditRun(p, others, p.credit, cpu).wall;
     this.cpuParts.push(now + wall);
     this.taskWaitSeconds += wall - cpu;
     return wall;
@@ -186,7 +203,7 @@ export class CpuThread {
     const others = this.host.others(this, begin);
     let wall: number;
     if (p.rule === "lag") {
-      wall = lagRun(p.slice, this.host.share(others), this.state, begin > this.freeAt ? begin - this.freeAt : null, cpu);
+      wall = lagRun(p.slice, this.host.queueShare(others), this.host.share(others), this.state, begin > this.freeAt ? begin - this.freeAt : null, cpu);
     } else {
       // Asleep since freeAt: it earns its credit back a second per second slept, up to the cap.
       if (begin > this.freeAt) this.credit = Math.min(p.credit, this.credit + (begin - this.freeAt));

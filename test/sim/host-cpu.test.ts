@@ -48,24 +48,36 @@ function meanSlowdown(host: HostCpu, cpu: number, sleep: number, n: number): num
 }
 
 describe("a thread of a host under the lag rule (EEVDF)", () => {
-  it("1 ms bursts under 2 spinners on 2 cores: none waits at duty 0.25, at duty 0.5 they wait (5 - sqrt 21) / 2 ms on average (cpu_share.py: means 1.014x and 1.363x)", () => {
-    // share 2/3, slice 1.5 ms. A burst at full speed leaves the thread owing (1 - 2/3) x 1 ms = 1/3 ms,
-    // repaid asleep at 2/3: 0.5 ms. Duty 0.25 (3 ms asleep): repaid 2.5 ms before the wake, more than a
-    // slice: it has left the queue and runs at once.
+  it("1 ms bursts under 2 spinners on 2 cores: none waits at duty 0.25, at duty 0.5 they wait 3 - 1.5 sqrt 3 ms on average (cpu_share.py: means 1.014x and 1.363x)", () => {
+    // Its core's run queue holds one of the two spinners: its lag moves at 1/2 (the host's share, 2/3,
+    // is for work beyond the slice of 1.5 ms). A burst at full speed leaves it owing (1 - 1/2) x 1 ms,
+    // repaid asleep in 1 ms. Duty 0.25 (3 ms asleep): repaid 2 ms before the wake, more than a slice:
+    // it has left the queue and runs at once.
     const host = () => new HostCpu(lag({ cores: 2, load: 2, slice: 0.0015 }));
+    expect(host().queueShare(2)).toBe(0.5);
     expect(meanSlowdown(host(), 0.001, 0.003, 400)).toBeCloseTo(1, 12);
-    // Duty 0.5 (1 ms asleep): repaid τ = 0.5 ms before the wake, so still queued with probability
-    // 1 - τ / slice = 2/3, then the next slice end (slice - τ) / 2 later: (1.5 - 0.5)² / (2 x 1.5) = 1/3 ms.
+    // Duty 0.5 (1 ms asleep): repaid τ = 0 before the wake, so still queued, then the next slice end:
+    // (slice - τ)² / (2 slice) = 0.75 ms on average.
     const thread = host().thread();
     expect(thread.run(0.001, 0.001)).toBeCloseTo(0.002, 12); // the first wake: no lag
-    expect(thread.run(0.003, 0.001)).toBeCloseTo(0.003 + 0.001 / 3 + 0.001, 12);
-    // It earned (2/3)(1/3) = 2/9 ms waiting, then owes 2/9 - 1/3 = -1/9: repaid 1/6 ms after it slept, τ = 5/6.
-    expect(thread.run(0.001 + (0.003 + 0.001 / 3 + 0.001), 0.001)).toBeCloseTo(0.001 + 0.003 + 0.001 / 3 + 0.001 + (0.0015 - 0.005 / 6) ** 2 / 0.003 + 0.001, 12);
-    // Steady state: w = (slice - τ)² / (2 slice) with τ = 1 - 1.5 (1/3 - 2w/3) (ms): w² - 5w + 1 = 0.
-    const steady = (5 - Math.sqrt(21)) / 2;
-    expect(meanSlowdown(host(), 0.001, 0.001, 4000)).toBeCloseTo(1 + steady, 3);
+    expect(thread.run(0.003, 0.001)).toBeCloseTo(0.003 + 0.00075 + 0.001, 12);
+    // It earned 0.75 / 2 ms waiting, then ran 1 ms: owes 0.125 ms, repaid 0.25 ms after it slept, τ = 0.75.
+    expect(thread.run(0.00575, 0.001)).toBeCloseTo(0.00575 + 0.00075 ** 2 / 0.003 + 0.001, 12);
+    // Steady state: w = (slice - τ)² / (2 slice) with τ = 1 - 2 (1/2 - w/2) = w (ms): w² - 6w + 2.25 = 0.
+    expect(meanSlowdown(host(), 0.001, 0.001, 4000)).toBeCloseTo(1 + 3 - 1.5 * Math.sqrt(3), 3);
     // The credit rule (earned back a second per second asleep) sees neither.
     expect(meanSlowdown(new HostCpu(credit({ cores: 2, load: 2, credit: 0.0015 })), 0.001, 0.001, 400)).toBeCloseTo(1, 12);
+  });
+
+  it("moves a thread's lag by its core's share: the others spread evenly once every core is busy", () => {
+    const host = new HostCpu(lag({ cores: 4, load: 0, slice: 0.001 }));
+    expect(host.queueShare(2)).toBe(1); // a core free
+    expect(host.queueShare(3.5)).toBeCloseTo(1 / 1.5, 12); // its core shared half the time
+    expect(host.queueShare(8)).toBeCloseTo(1 / 3, 12); // 2 others on each core
+    expect(host.queueShare(20)).toBeCloseTo(1 / 6, 12); // below the host's 4 / 21: the balancer's evening out is the longer run's
+    expect(host.queueShare(20)).toBeLessThan(host.share(20));
+    // On 1 core the queue is the host's.
+    expect(new HostCpu(lag({ cores: 1, load: 0, slice: 0 })).queueShare(1.5)).toBeCloseTo(0.4, 12);
   });
 
   it("a thread that wakes still owing waits to be repaid, then half a slice for the core; waiting earns lag", () => {
@@ -111,6 +123,7 @@ describe("a thread of a host under the lag rule (EEVDF)", () => {
           const host = new HostCpu(lag({ cores, load, slice }));
           const thread = host.thread();
           const s = host.share(load);
+          const q = host.queueShare(load);
           let now = 0;
           let done = 0;
           for (const [gap, cpu] of pieces) {
@@ -120,7 +133,7 @@ describe("a thread of a host under the lag rule (EEVDF)", () => {
             const wall = end - start;
             expect(wall).toBeGreaterThanOrEqual(cpu - 1e-12);
             if (s >= 1) expect(wall).toBeCloseTo(cpu, 12);
-            else expect(wall).toBeLessThanOrEqual(cpu / s + (slice * (1 - s)) / s + slice / 2 + 1e-12);
+            else expect(wall).toBeLessThanOrEqual(cpu / s + (slice * (1 - q)) / q + slice / 2 + 1e-12);
             done = end;
           }
         },
