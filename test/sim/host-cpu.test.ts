@@ -112,13 +112,19 @@ describe("a thread of a host under the lag rule (EEVDF)", () => {
     expect(a.waitSeconds).toBe(0);
   });
 
+  // One thread's work under the lag rule: the host's cores and load, the slice, and pieces (gap since the last one arrived, CPU seconds).
+  const anyCores = fc.integer({ min: 1, max: 4 });
+  const anyLoad = fc.double({ min: 0, max: 6, noNaN: true });
+  const anySlice = fc.double({ min: 0, max: 0.004, noNaN: true });
+  const anyPieces = fc.array(fc.tuple(fc.double({ min: 0, max: 0.005, noNaN: true }), fc.double({ min: 0, max: 0.01, noNaN: true })), { minLength: 1, maxLength: 40 });
+
   it("keeps wall time between the CPU time and the share's time plus one slice's debt and half a slice (fast-check)", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 4 }),
-        fc.double({ min: 0, max: 6, noNaN: true }),
-        fc.double({ min: 0, max: 0.004, noNaN: true }),
-        fc.array(fc.tuple(fc.double({ min: 0, max: 0.005, noNaN: true }), fc.double({ min: 0, max: 0.01, noNaN: true })), { minLength: 1, maxLength: 40 }),
+        anyCores,
+        anyLoad,
+        anySlice,
+        anyPieces,
         (cores, load, slice, pieces) => {
           const host = new HostCpu(lag({ cores, load, slice }));
           const thread = host.thread();
@@ -141,14 +147,15 @@ describe("a thread of a host under the lag rule (EEVDF)", () => {
       { numRuns: 300 },
     );
   });
+
   it("never ends a thread's piece earlier when the load rises (fast-check)", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 4 }),
-        fc.double({ min: 0, max: 6, noNaN: true }),
+        anyCores,
+        anyLoad,
         fc.double({ min: 0, max: 3, noNaN: true }),
-        fc.double({ min: 0, max: 0.004, noNaN: true }),
-        fc.array(fc.tuple(fc.double({ min: 0, max: 0.005, noNaN: true }), fc.double({ min: 0, max: 0.01, noNaN: true })), { minLength: 1, maxLength: 40 }),
+        anySlice,
+        anyPieces,
         (cores, load, more, slice, pieces) => {
           const ends = (l: number) => {
             const thread = new HostCpu(lag({ cores, load: l, slice })).thread();
