@@ -3,6 +3,7 @@ behind `host` in the cluster profiles (docs/sim.md, "Host CPU").
 
     /usr/bin/python3 fidelity/tools/cpu_share.py [--dask] [--json FILE]
     /usr/bin/python3 fidelity/tools/cpu_share.py --probe   # (a) alone, no spinners: one line
+    /usr/bin/python3 fidelity/tools/cpu_share.py --duty [--rounds R] [--json FILE]   # (e) only
 
 With K spinning processes (K = 0, 2, 4) started by the tool as controlled background load, each
 in the tool's session (one autogroup with the measured thread: they compete thread by thread) or
@@ -16,6 +17,10 @@ that gets its fair share first, as other users' jobs would), it measures:
       a thread that asks for less than its share is slowed.
   (d) with --dask: a stream of 500 no-op tasks submitted at once to a LocalCluster of 1 worker
       process x 1 thread: tasks per second (dask's loops under the load).
+  (e) with --duty: the duty curve behind the `lag` rule: bursts of W ms (0.5, 1, 2, 3) separated
+      by sleeps for a duty u (0.1-0.7), 200 bursts per point; mean, median, p90 and the fraction
+      of bursts that waited (wall > 1.2 W). K = 0 and K = 2 spinners (the tool's session)
+      interleaved point by point, R rounds (default 2), so other jobs' load hits both alike.
 The 1-minute load average is printed before and after each K (other jobs add to the spinners).
 """
 import json
@@ -54,26 +59,65 @@ def busy_share():
     return (time.thread_time() - c0) / (time.perf_counter() - w0)
 
 
-def bursts(w_ms, sleep_s=0.02, n=30):
+def slowdowns(w_ms, sleep_s, n):
+    """n bursts of w_ms of CPU, each after a sleep of sleep_s: wall / work of each."""
     ratios = []
     for _ in range(n):
         time.sleep(sleep_s)
         a = time.perf_counter()
         work(w_ms / 1000)
         ratios.append((time.perf_counter() - a) / (w_ms / 1000))
+    return ratios
+
+
+def bursts(w_ms, sleep_s=0.02, n=30):
+    ratios = slowdowns(w_ms, sleep_s, n)
     return statistics.median(ratios), statistics.mean(ratios)
 
 
 def duty(u, n=400):
     """1 ms bursts with sleeps for a duty cycle u (of the thread's own full-speed time): wall per burst / 1 ms."""
-    sleep_s = 0.001 * (1 - u) / u
-    ratios = []
-    for _ in range(n):
-        time.sleep(sleep_s)
-        a = time.perf_counter()
-        work(0.001)
-        ratios.append((time.perf_counter() - a) / 0.001)
+    ratios = slowdowns(1, 0.001 * (1 - u) / u, n)
     return statistics.median(ratios), statistics.mean(ratios)
+
+
+DUTY_BURSTS_MS = (0.5, 1, 2, 3)
+DUTIES = (0.1, 0.25, 0.4, 0.5, 0.6, 0.7)
+
+
+def duty_curve(u, w_ms, n=200):
+    """Bursts of w_ms of CPU with sleeps for a duty u: the distribution of wall / work."""
+    ratios = sorted(slowdowns(w_ms, w_ms / 1000 * (1 - u) / u, n))
+    return {
+        "mean": round(statistics.mean(ratios), 3),
+        "median": round(statistics.median(ratios), 3),
+        "p90": round(ratios[int(0.9 * (n - 1))], 3),
+        "waited": round(sum(r > 1.2 for r in ratios) / n, 3),
+    }
+
+
+def duty_main(out_path, rounds):
+    """(e): K = 0 and K = 2 interleaved at every point, `rounds` times."""
+    points = []
+    for r in range(rounds):
+        for w in DUTY_BURSTS_MS:
+            for u in DUTIES:
+                for k in (0, 2):
+                    procs = [mp.Process(target=spin, args=(False,), daemon=True) for _ in range(k)]
+                    for p in procs:
+                        p.start()
+                    time.sleep(0.2)
+                    row = {"round": r, "spinners": k, "burst_ms": w, "duty": u, "load_before": load1()}
+                    row.update(duty_curve(u, w))
+                    for p in procs:
+                        p.terminate()
+                    for p in procs:
+                        p.join()
+                    print(json.dumps(row), flush=True)
+                    points.append(row)
+    if out_path is not None:
+        with open(out_path, "w") as f:
+            json.dump({"measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cores": os.cpu_count(), "kernel": os.uname().release, "points": points}, f, indent=1)
 
 
 def noop(x):
@@ -97,6 +141,9 @@ def main():
         return
     with_dask = "--dask" in sys.argv
     out_path = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+    if "--duty" in sys.argv:
+        duty_main(out_path, int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2)
+        return
     rows = []
     for new_session in (False, True):
         for k in SPINNERS:

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HOST_CPU_RULES } from "../sim/host-cpu.js";
 import { REPORT_SCHEMA_VERSION } from "../sim/report.js";
 
 // The shape of the `--json` file, as a zod schema: tests validate real output against it and
@@ -99,6 +100,8 @@ const clusterSummary = z.object({
     .object({
       cores: z.number().int().positive(),
       load: nonNegative,
+      rule: z.enum(HOST_CPU_RULES),
+      slice: nonNegative,
       credit: nonNegative,
       schedulerHost: z.number().int().nonnegative().nullable(),
       coreWaitSeconds: z.object({ scheduler: nonNegative, eventLoops: z.array(nonNegative), tasks: nonNegative }),

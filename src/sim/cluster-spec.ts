@@ -3,6 +3,7 @@
 // standalone profile file (`--cluster FILE`), so a cluster calibrated once can be reused
 // across workloads. docs/sim.md, "Clusters and profiles". How the layers combine: cluster.ts.
 import { z } from "zod";
+import { HOST_CPU_RULES } from "./host-cpu.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { NETWORK_KINDS } from "./network/registry.js";
 import { PolicySelectionError, isPolicyPath, resolvePolicy } from "./scheduler/registry.js";
@@ -88,7 +89,11 @@ export const hostSchema = z
     cores: count.max(LIMITS.threads, `expected at most ${formatLimit(LIMITS.threads)} cores`).optional(),
     /** Other jobs' runnable threads on each host (a load average). */
     load: nonNegative.optional(),
-    /** CPU seconds a thread that slept may run at full speed (default: the kernel's, from cores). */
+    /** How a thread that wakes is treated: `lag` (EEVDF's, the default) or `credit` (the rule before it). */
+    rule: z.enum(HOST_CPU_RULES, { error: `expected ${HOST_CPU_RULES.join(" or ")}` }).optional(),
+    /** `lag`: CPU seconds an eligible thread runs at full speed (default: the kernel's base slice, from cores). */
+    slice: seconds.optional(),
+    /** `credit`: CPU seconds a thread that slept may run at full speed (default: the kernel's, from cores). */
     credit: seconds.optional(),
     /** The host the scheduler runs on (a LocalCluster: 0, with the workers); null = a host of its own. */
     schedulerHost: index.nullable().optional(),

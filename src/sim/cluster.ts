@@ -12,7 +12,7 @@ import { formatLimit, LIMITS } from "./limits.js";
 import { DEFAULT_MEMORY_MODEL, type MemoryModel } from "./memory.js";
 import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, DESERIALIZE_BANDWIDTH, type NetworkKind } from "./network/index.js";
 import type { ClusterSpec, HostSpec } from "./cluster-spec.js";
-import { eevdfCredit, type HostCpuParameters } from "./host-cpu.js";
+import { eevdfCredit, eevdfSlice, type HostCpuParameters } from "./host-cpu.js";
 import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
 
 /**
@@ -205,10 +205,17 @@ export function resolveCluster(
 function resolveHost(sections: ReadonlyArray<HostSpec | undefined>, hosts: number): ResolvedHost | null {
   if (sections.every((section) => section === undefined)) return null;
   const merged = mergeSection<HostSpec>({}, sections);
-  if (merged.cores === undefined) throw new ClusterLayoutError("cluster.host: expected cores (the cores of each host) where load or credit is set");
+  if (merged.cores === undefined) throw new ClusterLayoutError("cluster.host: expected cores (the cores of each host) where another of its fields is set");
   const schedulerHost = merged.schedulerHost === undefined ? 0 : merged.schedulerHost;
   if (schedulerHost !== null && schedulerHost >= hosts) {
     throw new ClusterLayoutError(`cluster.host.schedulerHost: host ${schedulerHost} does not exist (the workers fill ${hosts} host${hosts === 1 ? "" : "s"}; null puts the scheduler on a host of its own)`);
   }
-  return { cores: merged.cores, load: merged.load ?? 0, credit: merged.credit ?? eevdfCredit(merged.cores), schedulerHost };
+  return {
+    cores: merged.cores,
+    load: merged.load ?? 0,
+    rule: merged.rule ?? "lag",
+    slice: merged.slice ?? eevdfSlice(merged.cores),
+    credit: merged.credit ?? eevdfCredit(merged.cores),
+    schedulerHost,
+  };
 }

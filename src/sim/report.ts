@@ -99,6 +99,11 @@ export interface ClusterSummary {
 export interface HostSummary {
   cores: number;
   load: number;
+  /** How a thread that wakes was treated: `lag` (EEVDF's) or `credit`. */
+  rule: import("./host-cpu.js").HostCpuRule;
+  /** Seconds: the `lag` rule's slice at full speed. */
+  slice: number;
+  /** Seconds: the `credit` rule's credit. */
   credit: number;
   /** null: the scheduler ran on a host of its own. */
   schedulerHost: number | null;

@@ -10,7 +10,7 @@ describe("cluster.host on the command line", () => {
     ["cores.yaml", "cluster: { host: { cores: 0 } }", "error: cores.yaml: cluster.host.cores: expected a positive integer"],
     ["load.yaml", "cluster: { host: { cores: 2, load: -1 } }", "error: load.yaml: cluster.host.load: expected a number ≥ 0"],
     ["field.yaml", "cluster: { host: { cores: 2, threads: 4 } }", 'error: field.yaml: cluster.host: Unrecognized key: "threads"'],
-    ["nocores.yaml", "cluster: { host: { load: 2 } }", "error: cluster.host: expected cores (the cores of each host) where load or credit is set"],
+    ["nocores.yaml", "cluster: { host: { load: 2 } }", "error: cluster.host: expected cores (the cores of each host) where another of its fields is set"],
   ])("%s: one line and exit 2", async (name, cluster, line) => {
     const outcome = await run(["run", file(name, `tasks: [{ prefix: a, count: 4 }]\n${cluster}\n`)]);
     expect(outcome.stderr).toBe(`${line}\n`);
