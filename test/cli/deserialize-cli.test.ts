@@ -1,19 +1,16 @@
 // cluster.deserializeBandwidth on the command line (docs/sim.md, "Network"): a bad value is one
 // line naming its path and exit 2, in a spec and in a profile; a good one shows in the report.
 import { describe, expect, it } from "vitest";
-import { cliSandbox } from "./sandbox.js";
+import { cliSandbox, itRejectsEachCluster } from "./sandbox.js";
 
-const { run, write: file, read } = cliSandbox("spanwork-deserialize-cli-");
+const sandbox = cliSandbox("spanwork-deserialize-cli-");
+const { run, write: file, read } = sandbox;
 
 describe("cluster.deserializeBandwidth on the command line", () => {
-  it.each([
+  itRejectsEachCluster(sandbox, [
     ["negative.yaml", "cluster: { deserializeBandwidth: -1 }", "error: negative.yaml: cluster.deserializeBandwidth: expected a positive size, got -1"],
     ["word.yaml", "cluster: { deserializeBandwidth: fast }", 'error: word.yaml: cluster.deserializeBandwidth: cannot parse "fast" as a size (examples: 64 KiB, 1.5GB, 200MB)'],
-  ])("%s: one line and exit 2", async (name, cluster, line) => {
-    const outcome = await run(["run", file(name, `tasks: [{ prefix: a, count: 4 }]\n${cluster}\n`)]);
-    expect(outcome.stderr).toBe(`${line}\n`);
-    expect(outcome.code).toBe(2);
-  });
+  ]);
 
   it("a profile's bad value names the profile and the field", async () => {
     const profile = file("bad-profile.yaml", "workers: 2\ndeserializeBandwidth: true\n");

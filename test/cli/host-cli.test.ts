@@ -1,21 +1,18 @@
 // cluster.host on the command line (docs/sim.md, "Host CPU"): a bad field is one line naming its
 // path and exit 2; a profile with a host section reports its model in the JSON report.
 import { describe, expect, it } from "vitest";
-import { cliSandbox } from "./sandbox.js";
+import { cliSandbox, itRejectsEachCluster } from "./sandbox.js";
 
-const { run, write: file, read } = cliSandbox("spanwork-host-cli-");
+const sandbox = cliSandbox("spanwork-host-cli-");
+const { run, write: file, read } = sandbox;
 
 describe("cluster.host on the command line", () => {
-  it.each([
+  itRejectsEachCluster(sandbox, [
     ["cores.yaml", "cluster: { host: { cores: 0 } }", "error: cores.yaml: cluster.host.cores: expected a positive integer"],
     ["load.yaml", "cluster: { host: { cores: 2, load: -1 } }", "error: load.yaml: cluster.host.load: expected a number ≥ 0"],
     ["field.yaml", "cluster: { host: { cores: 2, threads: 4 } }", 'error: field.yaml: cluster.host: Unrecognized key: "threads"'],
     ["nocores.yaml", "cluster: { host: { load: 2 } }", "error: cluster.host: expected cores (the cores of each host) where another of its fields is set"],
-  ])("%s: one line and exit 2", async (name, cluster, line) => {
-    const outcome = await run(["run", file(name, `tasks: [{ prefix: a, count: 4 }]\n${cluster}\n`)]);
-    expect(outcome.stderr).toBe(`${line}\n`);
-    expect(outcome.code).toBe(2);
-  });
+  ]);
 
   it("a profile's host section shows in the report, with the seconds threads waited for a core", async () => {
     const profile = file("host.yaml", "workers: 2\nthreads: 2\nworkersPerHost: 2\nhost: { cores: 2, load: 4 }\noverheads: { workerHandling: 0.002, schedulerDecision: 0.001 }\n");

@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { captureIo } from "./fixtures.js";
 
@@ -41,4 +41,16 @@ export function cliSandbox(prefix: string): CliSandbox {
     },
     read: (name) => readFileSync(join(dir, name), "utf8"),
   };
+}
+
+/**
+ * One test per case: a spec of four tasks with `cluster` (a YAML line) written as `name` fails
+ * with exactly `line` on stderr and exit 2.
+ */
+export function itRejectsEachCluster(sandbox: CliSandbox, cases: ReadonlyArray<readonly [name: string, cluster: string, line: string]>): void {
+  it.each(cases)("%s: one line and exit 2", async (name, cluster, line) => {
+    const outcome = await sandbox.run(["run", sandbox.write(name, `tasks: [{ prefix: a, count: 4 }]\n${cluster}\n`)]);
+    expect(outcome.stderr).toBe(`${line}\n`);
+    expect(outcome.code).toBe(2);
+  });
 }
