@@ -16,8 +16,9 @@ import { eevdfCredit, eevdfSlice, type HostCpuParameters } from "./host-cpu.js";
 import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
 
 /**
- * The deserialisation a run's cluster has unless a layer says: off (docs/sim.md, "Network", says
- * why: on by default it moved the shared shuffle further from dask). The profiles set dask's.
+ * The deserialisation a run's cluster has unless a layer says (`false` turns it off): dask's,
+ * measured quiet (docs/sim.md, "Network"; on by default because no fidelity case left ±5 % with
+ * it and the shared and quiet spec-alone sets came closer).
  */
 const DEFAULT_DESERIALIZE_BANDWIDTH: number | false = DESERIALIZE_BANDWIDTH;
 
