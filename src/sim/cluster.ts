@@ -211,10 +211,19 @@ function resolveHost(sections: ReadonlyArray<HostSpec | undefined>, hosts: numbe
   if (schedulerHost !== null && schedulerHost >= hosts) {
     throw new ClusterLayoutError(`cluster.host.schedulerHost: host ${schedulerHost} does not exist (the workers fill ${hosts} host${hosts === 1 ? "" : "s"}; null puts the scheduler on a host of its own)`);
   }
+  const rule = merged.rule ?? "lag";
+  // A field the rule never reads would be ignored without a word (a profile written for the
+  // credit rule, before lag became the default, would lose its credit).
+  if (rule === "lag" && merged.credit !== undefined) {
+    throw new ClusterLayoutError("cluster.host.credit: only rule credit has a credit (this host's rule is lag, the default, whose burst is slice); set rule: credit, or slice");
+  }
+  if (rule === "credit" && merged.slice !== undefined) {
+    throw new ClusterLayoutError("cluster.host.slice: only rule lag has a slice (this host's rule is credit); drop slice, or set credit");
+  }
   return {
     cores: merged.cores,
     load: merged.load ?? 0,
-    rule: merged.rule ?? "lag",
+    rule,
     slice: merged.slice ?? eevdfSlice(merged.cores),
     credit: merged.credit ?? eevdfCredit(merged.cores),
     schedulerHost,

@@ -12,6 +12,7 @@ describe("cluster.host on the command line", () => {
     ["load.yaml", "cluster: { host: { cores: 2, load: -1 } }", "error: load.yaml: cluster.host.load: expected a number ≥ 0"],
     ["field.yaml", "cluster: { host: { cores: 2, threads: 4 } }", 'error: field.yaml: cluster.host: Unrecognized key: "threads"'],
     ["nocores.yaml", "cluster: { host: { load: 2 } }", "error: cluster.host: expected cores (the cores of each host) where another of its fields is set"],
+    ["credit.yaml", "cluster: { host: { cores: 2, credit: 0.006 } }", "error: cluster.host.credit: only rule credit has a credit (this host's rule is lag, the default, whose burst is slice); set rule: credit, or slice"],
   ]);
 
   it("a profile's host section shows in the report, with the seconds threads waited for a core", async () => {

@@ -403,6 +403,10 @@ describe("cluster.host in specs and profiles", () => {
     expect(resolveCluster({ host: { cores: 2, rule: "credit" } }, { host: { credit: 0.006 } }, {}, address).host).toMatchObject({ rule: "credit", credit: 0.006 });
     expect(resolveCluster({}, undefined, {}, address).host).toBeNull();
     expect(() => resolveCluster({ host: { load: 1 } }, undefined, {}, address)).toThrow("cluster.host: expected cores (the cores of each host) where another of its fields is set");
+    // a field the host's rule never reads is an error, not ignored — also when layers combine
+    expect(() => resolveCluster({ host: { cores: 2, credit: 0.006 } }, undefined, {}, address)).toThrow(/^cluster\.host\.credit: only rule credit has a credit/);
+    expect(() => resolveCluster({ host: { cores: 2, rule: "lag" } }, { host: { credit: 0.006 } }, {}, address)).toThrow(/^cluster\.host\.credit: only rule credit/);
+    expect(() => resolveCluster({ host: { cores: 2, slice: 0.001 } }, { host: { rule: "credit" } }, {}, address)).toThrow(/^cluster\.host\.slice: only rule lag has a slice/);
     expect(() => resolveCluster({ workers: 2, host: { cores: 2, schedulerHost: 3 } }, undefined, {}, address)).toThrow(/schedulerHost: host 3 does not exist \(the workers fill 2 hosts/);
   });
 });
