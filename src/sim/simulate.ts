@@ -12,7 +12,8 @@ import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { HostDisk } from "./host-disk.js";
-import { ClusterCpu } from "./host-cpu.js";
+import { ClusterCpu, type HostCpu } from "./host-cpu.js";
+import { Gil } from "./gil.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
@@ -77,6 +78,8 @@ class SimulationRun {
   private readonly loops: SerialLoop[] = [];
   /** The hosts' cores, when the cluster has a CPU model. */
   private readonly cpu: ClusterCpu | null;
+  /** Per worker, its process's GIL, when some task of the graph holds it. */
+  private readonly gils: Gil[] = [];
   /** Workers differ in memory limit (the report then gives each its own). */
   private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
@@ -199,6 +202,18 @@ class SimulationRun {
     }
   }
 
+  /**
+   * A worker's GIL (gil.ts). With a host model, the one thread running Python at a time is a
+   * thread of the host, runnable while any part holds the lock: the lock runs at its share of a
+   * core, and the host counts it beside the loops and the other CPU parts.
+   */
+  private createGil(hostCpu: HostCpu | undefined): Gil {
+    const gil: Gil = new Gil(this.clock, hostCpu === undefined ? undefined : (now: number): number => hostCpu.share(hostCpu.others(thread ?? null, now)));
+    const thread = hostCpu?.thread((): boolean => gil.holding > 0);
+    this.gils.push(gil);
+    return gil;
+  }
+
   private createWorker(index: number, address: string, diskParameters: DiskParameters, hostDisk: HostDisk | undefined): SimWorker {
     // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
     const loop = this.loops[index]!;
@@ -217,10 +232,12 @@ class SimulationRun {
       this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
     const hostCpu = this.cpu?.host(this.cluster.workers[index]!.host);
+    const gil = this.graph.anyGil ? this.createGil(hostCpu) : undefined;
     const executor = new RecordingExecutor({
       address,
       sink: this.report,
       ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, this.clock.now()) }),
+      ...(gil === undefined ? {} : { gil: (seconds: number, signal: AbortSignal) => gil.run(seconds, signal) }),
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
@@ -480,6 +497,7 @@ class SimulationRun {
           disk: sim.disk,
           died: sim.died,
           eventLoopSeconds: this.loops[i]!.busySeconds,
+          ...(this.gils.length === 0 ? {} : { gilWaitSeconds: this.gils[i]!.waitSeconds }),
           ...(this.heterogeneous ? { memoryLimit: shape.memoryLimit } : {}),
           ...(shape.group === null ? {} : { group: shape.group }),
         };
