@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GraphBuilder, NO_OVERHEADS, simulate, validateSpec, workloadFromSpec, type SimReport, type Workload } from "../../src/sim/index.js";
+import { validateTaskModel } from "../../src/sim/simulated-executor.js";
 
 interface TaskShape {
   readonly key: string;
@@ -120,5 +121,10 @@ describe("the GIL of a worker process", () => {
       }),
       { numRuns: 15 },
     );
+  });
+
+  it("a task model's gil must be a boolean", () => {
+    expect(() => validateTaskModel({ durations: { "thread-cpu": 1 }, outputBytes: 0, gil: "yes" }, "py-0")).toThrow('task model of "py-0": gil must be a boolean, got string "yes"');
+    expect(validateTaskModel({ durations: { "thread-cpu": 1 }, outputBytes: 0, gil: true }, "py-0").gil).toBe(true);
   });
 });
