@@ -7,6 +7,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GraphBuilder, NO_OVERHEADS, simulate, validateSpec, workloadFromSpec, type SimReport, type Workload } from "../../src/sim/index.js";
 import { validateTaskModel } from "../../src/sim/simulated-executor.js";
+import { Gil } from "../../src/sim/gil.js";
+import { VirtualClock } from "../../src/worker/index.js";
 
 interface TaskShape {
   readonly key: string;
@@ -126,5 +128,25 @@ describe("the GIL of a worker process", () => {
   it("a task model's gil must be a boolean", () => {
     expect(() => validateTaskModel({ durations: { "thread-cpu": 1 }, outputBytes: 0, gil: "yes" }, "py-0")).toThrow('task model of "py-0": gil must be a boolean, got string "yes"');
     expect(validateTaskModel({ durations: { "thread-cpu": 1 }, outputBytes: 0, gil: true }, "py-0").gil).toBe(true);
+  });
+
+  it("a holder that aborts leaves the lock: the others speed up from then, its own promise rejects with the reason", async () => {
+    const clock = new VirtualClock({ settle: "microtasks" });
+    const gil = new Gil(clock);
+    const stop = new AbortController();
+    const ended: Record<string, number | string> = {};
+    const a = gil.run(1, new AbortController().signal).then(() => (ended.a = clock.now()));
+    const b = gil.run(1, stop.signal).then(
+      () => (ended.b = clock.now()),
+      (reason: unknown) => (ended.b = `aborted at ${clock.now()}: ${String(reason)}`),
+    );
+    // Both at 1/2 until 1 s (a has 0.5 s left), then a alone: 1.5 s.
+    clock.setTimer(1, () => stop.abort("released"));
+    await clock.runUntilIdle();
+    await Promise.all([a, b]);
+    expect(ended).toEqual({ a: 1.5, b: "aborted at 1: released" });
+    expect(gil.holding).toBe(0);
+    // a waited 0.5 s; b ran 0.5 s of CPU in its 1 s: 0.5 s.
+    expect(gil.waitSeconds).toBeCloseTo(1, 12);
   });
 });
