@@ -78,10 +78,12 @@ export class Gil {
   private finish(): void {
     this.timer = null;
     const now = this.clock.now();
+    const rate = this.rate;
     this.advance(now);
     const done: Holder[] = [];
     const left: Holder[] = [];
-    for (const holder of this.holders) (holder.left <= DONE * Math.max(1, holder.cpu) ? done : left).push(holder);
+    // Done too: a rest too small to move the clock (late in a long run, a float's step is coarse), which would re-arm at `now` for ever.
+    for (const holder of this.holders) (holder.left <= DONE * Math.max(1, holder.cpu) || now + holder.left / rate <= now ? done : left).push(holder);
     this.holders = left;
     this.rearm(now);
     for (const holder of done) {

@@ -149,4 +149,25 @@ describe("the GIL of a worker process", () => {
     // a waited 0.5 s; b ran 0.5 s of CPU in its 1 s: 0.5 s.
     expect(gil.waitSeconds).toBeCloseTo(1, 12);
   });
+
+  it("late in a long run (a coarse float step) holders of odd lengths still all end, in processor-sharing order", async () => {
+    const clock = new VirtualClock({ settle: "microtasks" });
+    const gil = new Gil(clock);
+    const start = 3e7;
+    const ended: number[] = [];
+    clock.setTimer(start, () => {
+      for (const cpu of [0.1, 0.3, 0.7, 1.1, 1.3].map((c) => c / 3)) void gil.run(cpu, new AbortController().signal).then(() => ended.push(clock.now() - start));
+    });
+    const result = await clock.runUntilIdle({ maxSteps: 10_000 });
+    expect(result.steps).toBeLessThan(100);
+    expect(gil.holding).toBe(0);
+    const sorted = [0.1, 0.3, 0.7, 1.1, 1.3].map((c) => c / 3);
+    let before = 0;
+    const expected = sorted.map((c, k) => {
+      const end = before + (sorted.length - k) * c;
+      before += c;
+      return end;
+    });
+    ended.forEach((end, k) => expect(end).toBeCloseTo(expected[k]!, 6));
+  });
 });
