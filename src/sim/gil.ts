@@ -6,6 +6,7 @@
 // the host model (host-cpu.ts), the ends are recomputed whenever a holder arrives or leaves,
 // so the lock never runs more than one CPU second per second. docs/sim.md, "Tasks that hold the GIL".
 import type { TimerHandle, WorkerClock } from "../worker/clock.js";
+import type { HostCpu } from "./host-cpu.js";
 
 /** CPU seconds below which a holder counts as done: float rounding of its progress, not work. */
 const DONE = 1e-12;
@@ -103,4 +104,16 @@ export class Gil {
     this.rearm(now);
     holder.reject(holder.signal.reason);
   }
+}
+
+/**
+ * A worker's GIL. With a host model, the one thread running Python at a time is a thread of the
+ * host, runnable while any part holds the lock: the lock runs at its share of a core, and the
+ * host counts it beside the loops and the other CPU parts.
+ */
+export function workerGil(clock: WorkerClock, hostCpu: HostCpu | undefined): Gil {
+  if (hostCpu === undefined) return new Gil(clock);
+  const gil: Gil = new Gil(clock, (now: number): number => hostCpu.share(hostCpu.others(thread, now)));
+  const thread = hostCpu.thread((): boolean => gil.holding > 0);
+  return gil;
 }

@@ -12,8 +12,8 @@ import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { HostDisk } from "./host-disk.js";
-import { ClusterCpu, type HostCpu } from "./host-cpu.js";
-import { Gil } from "./gil.js";
+import { ClusterCpu } from "./host-cpu.js";
+import { workerGil, type Gil } from "./gil.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
@@ -202,18 +202,6 @@ class SimulationRun {
     }
   }
 
-  /**
-   * A worker's GIL (gil.ts). With a host model, the one thread running Python at a time is a
-   * thread of the host, runnable while any part holds the lock: the lock runs at its share of a
-   * core, and the host counts it beside the loops and the other CPU parts.
-   */
-  private createGil(hostCpu: HostCpu | undefined): Gil {
-    const gil: Gil = new Gil(this.clock, hostCpu === undefined ? undefined : (now: number): number => hostCpu.share(hostCpu.others(thread ?? null, now)));
-    const thread = hostCpu?.thread((): boolean => gil.holding > 0);
-    this.gils.push(gil);
-    return gil;
-  }
-
   private createWorker(index: number, address: string, diskParameters: DiskParameters, hostDisk: HostDisk | undefined): SimWorker {
     // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
     const loop = this.loops[index]!;
@@ -232,7 +220,8 @@ class SimulationRun {
       this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
     const hostCpu = this.cpu?.host(this.cluster.workers[index]!.host);
-    const gil = this.graph.anyGil ? this.createGil(hostCpu) : undefined;
+    const gil = this.graph.anyGil ? workerGil(this.clock, hostCpu) : undefined;
+    if (gil !== undefined) this.gils.push(gil);
     const executor = new RecordingExecutor({
       address,
       sink: this.report,
