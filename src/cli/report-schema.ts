@@ -62,6 +62,7 @@ const workerSummary = z.object({
   memoryLimit: z.number().positive().nullable().optional(),
   group: z.string().optional(),
   eventLoopSeconds: nonNegative,
+  gilWaitSeconds: nonNegative.optional(),
 });
 
 const fraction = z.union([z.number().gt(0).max(1), z.literal(false)]);

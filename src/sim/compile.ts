@@ -29,6 +29,7 @@ export function compileSpec(spec: WorkloadSpec, seed: number): TaskGraph {
         duration: sample(group.duration, rng),
         nbytes: Math.round(sample(group.outputSize, rng)),
         cpuShare: group.cpu,
+        gil: group.gil === true,
         failureProbability: group.failureProbability,
       });
     }

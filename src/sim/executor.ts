@@ -21,6 +21,8 @@ export interface RecordingExecutorOptions {
   readonly taskState: (key: string) => string | undefined;
   /** Wall seconds a task's CPU part of `seconds` takes from now on its host's cores (host-cpu.ts); unset: its CPU seconds. */
   readonly cpuPart?: (seconds: number) => number;
+  /** Runs a GIL-holding CPU part of `seconds` under its worker's lock (gil.ts); unset: no task holds it. */
+  readonly gil?: (seconds: number, signal: AbortSignal) => Promise<void>;
 }
 
 export class RecordingExecutor implements Executor {
@@ -35,7 +37,7 @@ export class RecordingExecutor implements Executor {
     this.address = options.address;
     this.sink = options.sink;
     this.taskState = options.taskState;
-    this.inner = new SimulatedExecutor(options.cpuPart);
+    this.inner = new SimulatedExecutor(options.cpuPart, options.gil);
   }
 
   execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {

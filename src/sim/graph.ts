@@ -20,6 +20,10 @@ export interface TaskGraph {
   readonly nbytes: Float64Array;
   /** Fraction of the compute time spent on CPU (the rest is thread-noncpu), 0…1. */
   readonly cpuShare: Float64Array;
+  /** 1: the task's CPU part holds its worker's GIL (gil.ts); 0: it releases it. */
+  readonly gil: Uint8Array;
+  /** Whether any task holds the GIL (no lock is modelled otherwise). */
+  readonly anyGil: boolean;
   /** Probability that one execution of the task raises. */
   readonly failureProbability: Float64Array;
   /** Dependencies of task i: deps[depStart[i] … depStart[i+1]-1]. */
@@ -50,6 +54,8 @@ export interface TaskInit {
   duration: number;
   nbytes: number;
   cpuShare?: number;
+  /** Its CPU part holds the GIL (default false). */
+  gil?: boolean;
   failureProbability?: number;
   /** Group the task belongs to, for the root-ish test; defaults to its prefix. */
   group?: string;
@@ -63,6 +69,8 @@ export class GraphBuilder {
   private duration = new Float64Array(1024);
   private nbytes = new Float64Array(1024);
   private cpuShare = new Float64Array(1024);
+  private gil = new Uint8Array(1024);
+  private anyGil = false;
   private failureProbability = new Float64Array(1024);
   private edgeTask = new Int32Array(4096);
   private edgeDep = new Int32Array(4096);
@@ -101,6 +109,8 @@ export class GraphBuilder {
     this.duration[id] = init.duration;
     this.nbytes[id] = init.nbytes;
     this.cpuShare[id] = init.cpuShare ?? 1;
+    this.gil[id] = init.gil === true ? 1 : 0;
+    if (init.gil === true) this.anyGil = true;
     this.failureProbability[id] = init.failureProbability ?? 0;
     return id;
   }
@@ -163,6 +173,8 @@ export class GraphBuilder {
       duration: this.duration.slice(0, n),
       nbytes: this.nbytes.slice(0, n),
       cpuShare: this.cpuShare.slice(0, n),
+      gil: this.gil.slice(0, n),
+      anyGil: this.anyGil,
       failureProbability: this.failureProbability.slice(0, n),
       depStart: start,
       deps: unique,
@@ -181,11 +193,12 @@ export class GraphBuilder {
     this.duration = grow(this.duration);
     this.nbytes = grow(this.nbytes);
     this.cpuShare = grow(this.cpuShare);
+    this.gil = grow(this.gil);
     this.failureProbability = grow(this.failureProbability);
   }
 }
 
-function grow<T extends Float64Array | Int32Array>(array: T): T {
+function grow<T extends Float64Array | Int32Array | Uint8Array>(array: T): T {
   const bigger = new (array.constructor as new (n: number) => T)(array.length * 2);
   bigger.set(array);
   return bigger;

@@ -52,6 +52,8 @@ export interface WorkerSummary {
   group?: string;
   /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage), spilled data read or written and spilled files removed (the disk's service time). */
   eventLoopSeconds: number;
+  /** When some task holds the GIL (`gil: true`): wall seconds less CPU seconds of its GIL-holding CPU parts (waiting for the lock, or with a host model for a core). */
+  gilWaitSeconds?: number;
 }
 
 /** Relative tolerance of the thread-time closure check: rounding of sums of floats, nothing more. */

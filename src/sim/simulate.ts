@@ -13,6 +13,7 @@ import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { HostDisk } from "./host-disk.js";
 import { ClusterCpu } from "./host-cpu.js";
+import { workerGil, type Gil } from "./gil.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
@@ -77,6 +78,8 @@ class SimulationRun {
   private readonly loops: SerialLoop[] = [];
   /** The hosts' cores, when the cluster has a CPU model. */
   private readonly cpu: ClusterCpu | null;
+  /** Per worker, its process's GIL, when some task of the graph holds it. */
+  private readonly gils: Gil[] = [];
   /** Workers differ in memory limit (the report then gives each its own). */
   private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
@@ -217,10 +220,13 @@ class SimulationRun {
       this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
     };
     const hostCpu = this.cpu?.host(this.cluster.workers[index]!.host);
+    const gil = this.graph.anyGil ? workerGil(this.clock, hostCpu) : undefined;
+    if (gil !== undefined) this.gils.push(gil);
     const executor = new RecordingExecutor({
       address,
       sink: this.report,
       ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, this.clock.now()) }),
+      ...(gil === undefined ? {} : { gil: (seconds: number, signal: AbortSignal) => gil.run(seconds, signal) }),
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
@@ -480,6 +486,7 @@ class SimulationRun {
           disk: sim.disk,
           died: sim.died,
           eventLoopSeconds: this.loops[i]!.busySeconds,
+          ...(this.gils.length === 0 ? {} : { gilWaitSeconds: this.gils[i]!.waitSeconds }),
           ...(this.heterogeneous ? { memoryLimit: shape.memoryLimit } : {}),
           ...(shape.group === null ? {} : { group: shape.group }),
         };

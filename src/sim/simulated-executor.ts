@@ -15,6 +15,8 @@ export interface TaskModel {
   readonly fail?: boolean | string;
   /** Ask to be rescheduled after the durations. */
   readonly reschedule?: boolean;
+  /** Its "thread-cpu" part holds the worker process's interpreter lock (gil.ts); default false: it releases it. */
+  readonly gil?: boolean;
 }
 
 /** The error a failing task model throws. */
@@ -74,6 +76,9 @@ export function validateTaskModel(value: unknown, key: string): TaskModel {
   if (model.reschedule !== undefined && typeof model.reschedule !== "boolean") {
     throw new TypeError(`${taskModelOf(key)}: reschedule must be a boolean, got ${describe(model.reschedule)}`);
   }
+  if (model.gil !== undefined && typeof model.gil !== "boolean") {
+    throw new TypeError(`${taskModelOf(key)}: gil must be a boolean, got ${describe(model.gil)}`);
+  }
   return value as TaskModel;
 }
 
@@ -86,14 +91,23 @@ export class SimulatedExecutor implements Executor {
    * thread shares the host's cores (host-cpu.ts). The excess is time the thread was runnable
    * without a core: dask's thread_time does not count it, so it shows as a "thread-noncpu"
    * activity after the CPU part.
+   * `gil`: runs the CPU seconds of a part that holds the GIL (`model.gil`) under its worker's
+   * lock (gil.ts), resolving when they are done; the wall time beyond them shows the same way.
    */
-  constructor(private readonly cpuPart?: (seconds: number) => number) {}
+  constructor(
+    private readonly cpuPart?: (seconds: number) => number,
+    private readonly gil?: (seconds: number, signal: AbortSignal) => Promise<void>,
+  ) {}
 
   async execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
     const model = validateTaskModel(task.runSpec, task.key);
     const { span, clock, signal } = context;
     for (const activity in model.durations) {
       const seconds = model.durations[activity] as number;
+      if (this.gil !== undefined && model.gil === true && activity === "thread-cpu" && seconds > 0) {
+        await holdingGil(span, seconds, this.gil, clock, signal);
+        continue;
+      }
       // Its wall time is decided as it starts (the host's threads now); the CPU seconds come first.
       const wait = this.cpuPart !== undefined && activity === "thread-cpu" && seconds > 0 ? this.cpuPart(seconds) - seconds : 0;
       const child = span.child(activity);
@@ -113,6 +127,28 @@ export class SimulatedExecutor implements Executor {
       );
     }
     return { value: SimulatedData(task.key, model.outputBytes), nbytes: model.outputBytes, type: "SimulatedData" };
+  }
+}
+
+/**
+ * A CPU part under the GIL: its end is known only when it comes (later holders slow it), so its
+ * children are written afterwards — its CPU seconds first, then the wait, as for a core.
+ */
+async function holdingGil(
+  span: ExecuteContext["span"],
+  seconds: number,
+  gil: (seconds: number, signal: AbortSignal) => Promise<void>,
+  clock: ExecuteContext["clock"],
+  signal: AbortSignal,
+): Promise<void> {
+  const start = clock.now();
+  try {
+    await gil(seconds, signal);
+  } finally {
+    const end = clock.now();
+    const cpuEnd = Math.min(end, start + seconds);
+    span.child("thread-cpu", { startTime: start }).end(cpuEnd);
+    if (end > cpuEnd) span.child("thread-noncpu", { startTime: cpuEnd }).end(end);
   }
 }
 

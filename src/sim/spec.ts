@@ -71,6 +71,8 @@ const taskGroup = z
     duration: durationDistribution.default({ dist: "constant", value: 0.1 }),
     outputSize: sizeDistribution.default({ dist: "constant", value: 1_000_000 }),
     cpu: probability.default(1),
+    /** Its CPU part holds the worker's GIL (pure Python); absent: false, it releases it (numpy-style). */
+    gil: z.boolean({ error: "expected true or false" }).optional(),
     failureProbability: probability.default(0),
     dependsOn,
   })

@@ -27,9 +27,11 @@ export class TaskModels {
     if (cpu > 0) durations["thread-cpu"] = duration * cpu;
     if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + this.overrun(duration);
     const fail = this.dice.taskFails(g.prefix[id]!, g.failureProbability[id]!, this.now());
-    return fail
+    const model: TaskModel = fail
       ? { durations, outputBytes: g.nbytes[id]!, fail: `simulated failure of ${g.keys[id]}` }
       : { durations, outputBytes: g.nbytes[id]! };
+    // Only a GIL-bound task carries the field: the others' models stay as they were.
+    return g.gil[id] === 1 ? { ...model, gil: true } : model;
   }
 
   /**

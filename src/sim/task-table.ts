@@ -21,6 +21,8 @@ const taskRow = z
     dependencies: z.array(z.string({ error: "expected a task key (a string)" }), { error: "expected a list of task keys" }).default([]),
     /** CPU share of the duration, 0..1 (default 1). */
     cpu: z.number({ error: "expected a number" }).min(0, "expected a share in [0, 1]").max(1, "expected a share in [0, 1]").optional(),
+    /** Its CPU part holds the worker's GIL (default false). */
+    gil: z.boolean({ error: "expected true or false" }).optional(),
     /** The client keeps this task's result (default: the tasks nothing depends on). */
     output: z.boolean({ error: "expected true or false" }).optional(),
   })
@@ -83,7 +85,7 @@ function prefixOf(row: TaskRow): string {
 export function compileTaskTable(rows: readonly TaskRow[], name: string, outputs?: readonly string[]): TaskGraph {
   const builder = new GraphBuilder();
   for (const row of rows) {
-    builder.addTask({ key: row.key, prefix: prefixOf(row), duration: row.duration, nbytes: Math.round(row.outputSize), cpuShare: row.cpu ?? 1 });
+    builder.addTask({ key: row.key, prefix: prefixOf(row), duration: row.duration, nbytes: Math.round(row.outputSize), cpuShare: row.cpu ?? 1, gil: row.gil === true });
   }
   rows.forEach((row, id) => {
     for (const dependency of row.dependencies) builder.addDependency(id, builder.idOf(dependency)!);
