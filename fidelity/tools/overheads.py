@@ -34,6 +34,7 @@ from distributed import Client, LocalCluster, wait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from overhead_tasks import build, loop_cpu, read_log, work  # noqa: E402
+import harness  # noqa: E402  (emit; this folder is on sys.path when a tool runs)
 
 
 def load():
@@ -185,11 +186,7 @@ def main():
     for path in a.graph or []:
         out.setdefault("graphs", []).append(graph_cpu(path))
         print("graph", json.dumps(out["graphs"][-1]), file=sys.stderr, flush=True)
-    text = json.dumps(out, indent=1)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text + "\n")
-    print(text)
+    harness.emit(out, a.out)
 
 
 if __name__ == "__main__":
