@@ -15,13 +15,6 @@ import type { ClusterSpec, HostSpec } from "./cluster-spec.js";
 import { eevdfCredit, eevdfSlice, type HostCpuParameters } from "./host-cpu.js";
 import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
 
-/**
- * The deserialisation a run's cluster has unless a layer says (`false` turns it off): dask's,
- * measured quiet (docs/sim.md, "Network"; on by default because no fidelity case left ±5 % with
- * it and the shared and quiet spec-alone sets came closer).
- */
-const DEFAULT_DESERIALIZE_BANDWIDTH: number | false = DESERIALIZE_BANDWIDTH;
-
 /** One simulated worker as the cluster describes it. */
 export interface WorkerShape {
   readonly address: string;
@@ -141,7 +134,9 @@ export function resolveCluster(
   const bandwidth = highest(layers, "bandwidth") ?? DEFAULT_NETWORK.bandwidth;
   const workersPerHost = highest(layers, "workersPerHost") ?? 1;
   const loopBandwidth = highest(layers, "loopBandwidth") ?? DEFAULT_LOOP_BANDWIDTH;
-  const deserializeBandwidth = highest(layers, "deserializeBandwidth") ?? DEFAULT_DESERIALIZE_BANDWIDTH;
+  // dask's, measured quiet, unless a layer says (`false`: free); on by default because no fidelity
+  // case left ±5 % with it and the shared and quiet spec-alone sets came closer (docs/sim.md, "Network")
+  const deserializeBandwidth = highest(layers, "deserializeBandwidth") ?? DESERIALIZE_BANDWIDTH;
   const from = Math.max(0, layoutAt);
   // Per group: a higher layer's value, else the group's own, else the layout layer's or a lower one's.
   const above = <K extends "threads" | "memoryLimit">(field: K) => (layoutAt + 1 < layers.length ? highest(layers, field, layoutAt + 1) : undefined);

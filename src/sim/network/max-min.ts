@@ -286,7 +286,8 @@ export class MaxMinNetwork implements SimNetwork {
 
   /** Writes `resource` at `at` unless it is none (-1) or unlimited (and not a held loop); returns the next free place. */
   private add(resource: number, into: Int32Array, at: number): number {
-    if (resource < 0 || (this.capacity[resource]! === Number.POSITIVE_INFINITY && !this.held.has(resource))) return at;
+    // (no Map lookup while no loop is held: the common case, on every flow of every recomputation)
+    if (resource < 0 || (this.capacity[resource]! === Number.POSITIVE_INFINITY && (this.held.size === 0 || !this.held.has(resource)))) return at;
     into[at] = resource;
     return at + 1;
   }
