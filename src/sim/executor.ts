@@ -2,7 +2,7 @@
 // wrapped to write the report's task records without asking the Worker for a span record per
 // root.
 import { Reschedule } from "../worker/errors.js";
-import { SimulatedExecutor, TaskModelFailure } from "./simulated-executor.js";
+import { SimulatedExecutor, TaskModelFailure, type GilRun } from "./simulated-executor.js";
 import type { ExecuteContext, ExecuteRequest, ExecuteResult, Executor } from "../worker/types.js";
 import type { TaskRecord } from "./report.js";
 
@@ -22,7 +22,7 @@ export interface RecordingExecutorOptions {
   /** Wall seconds a task's CPU part of `seconds` takes from now on its host's cores (host-cpu.ts); unset: its CPU seconds. */
   readonly cpuPart?: (seconds: number) => number;
   /** Runs a GIL-holding CPU part of `seconds` under its worker's lock (gil.ts); unset: no task holds it. */
-  readonly gil?: (seconds: number, signal: AbortSignal) => Promise<void>;
+  readonly gil?: GilRun;
 }
 
 export class RecordingExecutor implements Executor {

@@ -20,6 +20,7 @@ interface Holder {
   readonly reject: (reason: unknown) => void;
   readonly signal: AbortSignal;
   readonly onAbort: () => void;
+  readonly onEnd: ((cpuDone: number) => void) | undefined;
 }
 
 export class Gil {
@@ -43,13 +44,17 @@ export class Gil {
     return this.holders.length;
   }
 
-  /** Runs `cpu` CPU seconds under the lock; resolves when they are done, rejects when `signal` aborts first. */
-  run(cpu: number, signal: AbortSignal): Promise<void> {
+  /**
+   * Runs `cpu` CPU seconds under the lock; resolves when they are done, rejects when `signal`
+   * aborts first. `onEnd` hears, just before either, how many CPU seconds the part ran: all of
+   * them, or on an abort what it got of the lock until then.
+   */
+  run(cpu: number, signal: AbortSignal, onEnd?: (cpuDone: number) => void): Promise<void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const now = this.clock.now();
       this.advance(now);
-      const holder: Holder = { left: cpu, cpu, start: now, resolve, reject, signal, onAbort: () => this.abort(holder) };
+      const holder: Holder = { left: cpu, cpu, start: now, resolve, reject, signal, onAbort: () => this.abort(holder), onEnd };
       signal.addEventListener("abort", holder.onAbort, { once: true });
       this.holders.push(holder);
       this.rearm(now);
@@ -90,6 +95,7 @@ export class Gil {
     for (const holder of done) {
       holder.signal.removeEventListener("abort", holder.onAbort);
       this.waitSeconds += Math.max(0, now - holder.start - holder.cpu);
+      holder.onEnd?.(holder.cpu);
       holder.resolve();
     }
   }
@@ -100,8 +106,10 @@ export class Gil {
     const now = this.clock.now();
     this.advance(now);
     this.holders.splice(i, 1);
-    this.waitSeconds += Math.max(0, now - holder.start - (holder.cpu - Math.max(0, holder.left)));
+    const cpuDone = Math.min(holder.cpu, holder.cpu - holder.left);
+    this.waitSeconds += Math.max(0, now - holder.start - cpuDone);
     this.rearm(now);
+    holder.onEnd?.(cpuDone);
     holder.reject(holder.signal.reason);
   }
 }

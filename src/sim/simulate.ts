@@ -226,7 +226,7 @@ class SimulationRun {
       address,
       sink: this.report,
       ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, this.clock.now()) }),
-      ...(gil === undefined ? {} : { gil: (seconds: number, signal: AbortSignal) => gil.run(seconds, signal) }),
+      ...(gil === undefined ? {} : { gil: (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => gil.run(seconds, signal, onEnd) }),
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });

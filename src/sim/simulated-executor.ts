@@ -19,6 +19,9 @@ export interface TaskModel {
   readonly gil?: boolean;
 }
 
+/** Runs a part's CPU seconds under its worker's GIL; `onEnd` hears how many it ran (fewer when `signal` aborts it). */
+export type GilRun = (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => Promise<void>;
+
 /** The error a failing task model throws. */
 export class TaskModelFailure extends Error {
   constructor(message: string) {
@@ -96,7 +99,7 @@ export class SimulatedExecutor implements Executor {
    */
   constructor(
     private readonly cpuPart?: (seconds: number) => number,
-    private readonly gil?: (seconds: number, signal: AbortSignal) => Promise<void>,
+    private readonly gil?: GilRun,
   ) {}
 
   async execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
@@ -137,16 +140,18 @@ export class SimulatedExecutor implements Executor {
 async function holdingGil(
   span: ExecuteContext["span"],
   seconds: number,
-  gil: (seconds: number, signal: AbortSignal) => Promise<void>,
+  gil: GilRun,
   clock: ExecuteContext["clock"],
   signal: AbortSignal,
 ): Promise<void> {
   const start = clock.now();
+  // A part cancelled while it shared the lock ran less CPU than the wall time it held a thread.
+  let cpuDone = 0;
   try {
-    await gil(seconds, signal);
+    await gil(seconds, signal, (cpu) => (cpuDone = cpu));
   } finally {
     const end = clock.now();
-    const cpuEnd = Math.min(end, start + seconds);
+    const cpuEnd = Math.min(end, start + cpuDone);
     span.child("thread-cpu", { startTime: start }).end(cpuEnd);
     if (end > cpuEnd) span.child("thread-noncpu", { startTime: cpuEnd }).end(end);
   }

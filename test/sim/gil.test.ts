@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GraphBuilder, NO_OVERHEADS, simulate, validateSpec, workloadFromSpec, type SimReport, type Workload } from "../../src/sim/index.js";
-import { validateTaskModel } from "../../src/sim/simulated-executor.js";
+import { SimulatedExecutor, validateTaskModel } from "../../src/sim/simulated-executor.js";
+import { Span } from "../../src/spans/index.js";
 import { Gil } from "../../src/sim/gil.js";
 import { VirtualClock } from "../../src/worker/index.js";
 
@@ -148,6 +149,27 @@ describe("the GIL of a worker process", () => {
     expect(gil.holding).toBe(0);
     // a waited 0.5 s; b ran 0.5 s of CPU in its 1 s: 0.5 s.
     expect(gil.waitSeconds).toBeCloseTo(1, 12);
+  });
+
+  it("a part cancelled while it shared the lock shows the CPU it got as thread-cpu, the rest as thread-noncpu", async () => {
+    const clock = new VirtualClock({ settle: "microtasks" });
+    const gil = new Gil(clock);
+    const executor = new SimulatedExecutor(undefined, (seconds, signal, onEnd) => gil.run(seconds, signal, onEnd));
+    const model = { durations: { "thread-cpu": 1 }, outputBytes: 0, gil: true };
+    const spans = [0, 1].map(() => new Span(["execute", "py"], { clock }).start(0));
+    const stop = new AbortController();
+    const runs = [new AbortController().signal, stop.signal].map((signal, i) =>
+      executor.execute({ key: `py-${i}`, runSpec: model } as Parameters<SimulatedExecutor["execute"]>[0], { span: spans[i]!, clock, signal }).catch(() => "aborted"),
+    );
+    // Both at 1/2 until 1 s: the cancelled one ran 0.5 s of CPU in its 1 s on the thread.
+    clock.setTimer(1, () => stop.abort("released"));
+    await clock.runUntilIdle();
+    expect(await runs[1]).toBe("aborted");
+    await runs[0];
+    const parts = (span: Span): Record<string, number> =>
+      Object.fromEntries(span.end().toRecord().children.map((c) => [c.name.join("/"), (c.endTime ?? 0) - c.startTime]));
+    expect(parts(spans[1]!)).toEqual({ "thread-cpu": 0.5, "thread-noncpu": 0.5 });
+    expect(parts(spans[0]!)).toEqual({ "thread-cpu": 1, "thread-noncpu": 0.5 });
   });
 
   it("late in a long run (a coarse float step) holders of odd lengths still all end, in processor-sharing order", async () => {
