@@ -11,7 +11,7 @@ Steal confirmations are counted, and the replicas the active memory manager (Red
 every 2 s) asks workers to drop are logged.
 
     /usr/bin/python3 fidelity/tools/join_decisions.py ../shared/fidelity/graphs/shuffle-s1.json \\
-        --prefix join --runs 3 --out decisions.json [--driver ../shared/fidelity]
+        --prefix join --runs 3 --out decisions.json [--driver ../shared/fidelity] [--show]
 
 Prints one line per decision (time since the run's first one) and one summary line per run.
 """
@@ -65,7 +65,13 @@ def install(prefix):
     scheduler.Scheduler.request_remove_replicas = traced_remove
 
 
-def show(run, decisions):
+def refetched(drops, placed, dependents):
+    """Dropped copies a dependent placed on that worker later needed again."""
+    return sum(1 for d in drops for key in d["drop"]
+               if any(placed.get(x, (0, None))[0] > d["t"] and placed[x][1] == d["worker"] for x in dependents.get(key, ())))
+
+
+def show(run, decisions, dependents):
     placed = [d for d in decisions if "key" in d]
     steals = [d for d in decisions if "steal" in d]
     drops = [d for d in decisions if "drop" in d]
@@ -85,7 +91,9 @@ def show(run, decisions):
     per_worker = [sum(1 for d in placed if d["chosen"] == a) for a in addresses]
     print(f"run {run['run']}: makespan {run['makespan']:.3f} s, load {run['load_before']['1m']}, "
           f"placed per worker {per_worker}, steal answers {len(steals)}, "
-          f"replicas the active memory manager dropped {sum(len(d['drop']) for d in drops)} in {len(drops)} requests", flush=True)
+          f"replicas the active memory manager dropped {sum(len(d['drop']) for d in drops)} in {len(drops)} requests "
+          f"({refetched(drops, {d['key']: (d['t'], d['chosen']) for d in placed}, dependents)} needed again by a dependent "
+          f"of PREFIX placed there later)", flush=True)
 
 
 def main():
@@ -95,19 +103,29 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--out", required=True)
     p.add_argument("--driver", default="../shared/fidelity", help="the folder of dask_driver.py")
+    p.add_argument("--show", action="store_true", help="print the runs already in --out instead of running dask")
     a = p.parse_args()
+    with open(a.graph) as f:
+        graph = json.load(f)
+    dependents = {}
+    for t in graph["tasks"]:
+        for d in t["deps"]:
+            dependents.setdefault(d, []).append(t["key"])
+    if a.show:
+        with open(a.out) as f:
+            for r in json.load(f):
+                show(r["run"], r["decisions"], dependents)
+        return
     sys.path.insert(0, os.path.abspath(a.driver))
     import dask_driver
 
     install(a.prefix)
-    with open(a.graph) as f:
-        graph = json.load(f)
     out = []
     for i in range(a.runs):
         LOG.clear()
         run = dask_driver.one_run(graph, i)
         out.append({"run": run, "decisions": list(LOG)})
-        show(run, LOG)
+        show(run, LOG, dependents)
         with open(a.out, "w") as f:
             json.dump(out, f)
 

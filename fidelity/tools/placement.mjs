@@ -5,9 +5,12 @@
 // (key, worker) pairs those crossings need (the fewest keys a run can move if a fetched copy
 // stays), keys moved, and the dependents placed away from the worker that ran most of their
 // input bytes ("against the bytes"), by prefix. --keys prints, per dependent of PREFIX, its
-// input bytes per worker and where each run put it.
+// input bytes per worker and where each run put it. --jitter MS adds N more spanwork runs
+// (--samples, default 10) of the graph dask ran as a per-task table, every task's duration
+// moved by a uniform draw in ±MS (sample i: seed i, as scripts/fidelity.mjs --jitter; the
+// table keeps each prefix's cpu share).
 //
-//   node fidelity/tools/placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--json FILE]
+//   node fidelity/tools/placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--jitter MS [--samples N]] [--json FILE]
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,11 +24,15 @@ let profilePath = null;
 let scheduler = null;
 let keysPrefix = null;
 let jsonPath = null;
+let jitter = null;
+let samples = 10;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--cluster") profilePath = args[++i];
   else if (args[i] === "--scheduler") scheduler = args[++i];
   else if (args[i] === "--keys") keysPrefix = args[++i];
   else if (args[i] === "--json") jsonPath = args[++i];
+  else if (args[i] === "--jitter") jitter = Number(args[++i]);
+  else if (args[i] === "--samples") samples = Number(args[++i]);
   else positional.push(args[i]);
 }
 if (positional.length !== 2) {
@@ -75,11 +82,24 @@ const spec = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.n
 const options = { seed: real.seed };
 if (profilePath !== null) options.cluster = spanwork.loadClusterProfile(resolve(profilePath));
 if (scheduler !== null) options.scheduler = scheduler;
-const { report } = await spanwork.simulate(spec, options);
-const addresses = [...new Set(report.taskRecords.map((t) => t.worker))].sort();
-const simWhere = new Map(report.taskRecords.filter((t) => t.outcome === "ok").map((t) => [t.key, `w${addresses.indexOf(t.worker)}`]));
-const simKeys = report.transfers.reduce((s, t) => s + (t.outcome === "ok" ? t.keys : 0), 0);
-runs.push({ where: simWhere, figures: analyse("spanwork", simWhere, simKeys, report.transfer.count) });
+/** One simulation's run, labelled. */
+async function simulated(label, workload) {
+  const { report } = await spanwork.simulate(workload, options);
+  const addresses = [...new Set(report.taskRecords.map((t) => t.worker))].sort();
+  const where = new Map(report.taskRecords.filter((t) => t.outcome === "ok").map((t) => [t.key, `w${addresses.indexOf(t.worker)}`]));
+  const keys = report.transfers.reduce((s, t) => s + (t.outcome === "ok" ? t.keys : 0), 0);
+  return { where, figures: analyse(label, where, keys, report.transfer.count) };
+}
+runs.push(await simulated("spanwork", spec));
+const cpuOf = new Map((spec.tasks ?? []).map((group) => [group.prefix, group.cpu]));
+for (let i = 1; jitter !== null && i <= samples; i++) {
+  const rng = new spanwork.Rng(i);
+  const taskTable = graph.tasks.map((t) => {
+    const row = { key: t.key, prefix: t.prefix, duration: Math.max(0, t.duration + rng.uniform(-jitter, jitter) / 1e3), outputSize: t.nbytes, dependencies: t.deps, output: t.output };
+    return cpuOf.get(t.prefix) === undefined ? row : { ...row, cpu: cpuOf.get(t.prefix) };
+  });
+  runs.push(await simulated(`±${jitter} ms s${i}`, { name: spec.name, taskTable, ...(spec.cluster === undefined ? {} : { cluster: spec.cluster }) }));
+}
 
 for (const { figures: f } of runs) {
   const by = Object.keys(f.dependents).map((p) => `${p} ${f.against[p] ?? 0}/${f.dependents[p]}`).join(", ");

@@ -52,7 +52,7 @@ const create = (context) => {
       }
       log.push({
         t: cluster.now, key, bandwidth: cluster.bandwidth, chosen: chosen >= 0 ? cluster.workers[chosen].address : null,
-        duration_average: cluster.prefixOf(task).durationAverage, deps,
+        duration_average: cluster.durationAverage(cluster.prefixOf(task)), deps,
         candidates: [...holders].sort((a, b) => a - b).map((w) => {
           const ws = cluster.workers[w];
           return { worker: ws.address, occupancy: ws.occupancy, processing: ws.processing.size, network_occ: null,
