@@ -3,6 +3,7 @@
 // those processing counted once per worker), never from a worker where a waiter is processing,
 // otherwise from the holder storing the most.
 import { describe, expect, it } from "vitest";
+import { NO_WORKER, type PolicyFactory } from "../../src/sim/scheduler/index.js";
 import { AddKeysMsg, type RemoveReplicasEvent, type StateMachineEvent } from "../../src/state/index.js";
 import { graphOf, harness } from "./scheduler-harness.js";
 
@@ -73,5 +74,15 @@ describe("dask active memory manager: ReduceReplicas", () => {
     h.flush();
     h.advance(0.5);
     expect(removals(h.flush())).toEqual([["a-0"], []]);
+  });
+
+  it("a policy's reduceReplicasInterval that is not a number of seconds > 0 is its error, named", () => {
+    const graph = graphOf([["a-0", []]]);
+    for (const interval of [0, -1, Number.NaN]) {
+      const create: PolicyFactory = () => ({ decideWorker: () => NO_WORKER, reduceReplicasInterval: interval });
+      expect(() => harness(graph, 1, 1, { clock: true, policy: { name: "mine", create } })).toThrow(
+        /scheduler policy "mine": reduceReplicasInterval: .* is not a number of seconds > 0/,
+      );
+    }
   });
 });
