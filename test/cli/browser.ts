@@ -135,8 +135,9 @@ export async function hoverTip(page: Page, selector: string): Promise<{ text: st
 }
 
 // Runs in the page: like FIRST_REACHABLE_CENTRE, but tries every whole-pixel row of the
-// element (the middle first) and a few pixels either side of its middle column: a thin line
-// (a marker's hit line) partly covered by task marks is reachable where they leave it free.
+// element (the middle first) and every column of a marker's 9 px hit stroke (page-assets.ts),
+// the middle first: a thin line partly covered by task marks, or by a steal's hit line drawn
+// after it, is reachable where they leave it free.
 const FIRST_REACHABLE_POINT = `(elements) => {
   for (const [index, element] of elements.entries()) {
     element.scrollIntoView({ block: "center", inline: "center" });
@@ -147,7 +148,7 @@ const FIRST_REACHABLE_POINT = `(elements) => {
     for (let y = Math.ceil(box.top); y <= Math.floor(box.bottom); y++) rows.push(y);
     rows.sort((a, b) => Math.abs(a - middle) - Math.abs(b - middle));
     for (const y of rows) {
-      for (const dx of [0, -1, 1, -2, 2]) {
+      for (const dx of [0, -1, 1, -2, 2, -3, 3, -4, 4]) {
         const hit = document.elementFromPoint(x + dx, y);
         if (hit && element.contains(hit)) return { index, x: x + dx, y };
       }

@@ -27,11 +27,13 @@ describe("the policy registry", () => {
 
   it("parses NAME:key=value options, types them and fills defaults", () => {
     expect(resolvePolicy().name).toBe("dask");
-    expect({ ...resolvePolicy("dask:stealing=false").options }).toEqual({ stealing: false, "stealing-interval": 0.1 });
+    expect({ ...resolvePolicy("dask:stealing=false").options }).toEqual({ stealing: false, "stealing-interval": 0.1, amm: true, "amm-interval": 2 });
     expect({ ...resolvePolicy("dask:worker-saturation=inf,stealing-interval=1").options }).toEqual({
       stealing: true,
       "stealing-interval": 1,
       "worker-saturation": Infinity,
+      amm: true,
+      "amm-interval": 2,
     });
     expect({ ...resolvePolicy({ name: "dask", options: { stealing: false } }).options }).toMatchObject({ stealing: false });
   });
@@ -41,7 +43,7 @@ describe("the policy registry", () => {
     expect(problem("nope")).toThrow(/^unknown scheduler policy "nope" \(known: dask, locality, random, round-robin, blevel, or a path/);
     expect(problem("__proto__")).toThrow(PolicySelectionError);
     expect(problem("dask:stealing=maybe")).toThrow(/option stealing: expected true or false, got "maybe"/);
-    expect(problem("dask:speed=1")).toThrow(/has no option "speed" \(options: stealing, stealing-interval, worker-saturation\)/);
+    expect(problem("dask:speed=1")).toThrow(/has no option "speed" \(options: stealing, stealing-interval, worker-saturation, amm, amm-interval\)/);
     expect(problem("random:x=1")).toThrow(/has no option "x" \(it takes none\)/);
     expect(problem("dask:stealing")).toThrow(/expected key=value, got "stealing"/);
     expect(problem("dask:stealing-interval=0")).toThrow(/expected a positive number/);

@@ -17,9 +17,9 @@ function completeOnce(report: SimReport): void {
 describe("choosing the policy", () => {
   it("defaults to dask with stealing, records the policy and its options", async () => {
     const { report } = await simulate("map", { size: 40 });
-    expect(report.scheduler).toEqual({ policy: "dask", options: { stealing: true, "stealing-interval": 0.1 }, steals: report.scheduler.steals });
+    expect(report.scheduler).toEqual({ policy: "dask", options: { stealing: true, "stealing-interval": 0.1, amm: true, "amm-interval": 2 }, steals: report.scheduler.steals });
     const off = await simulate("map", { size: 40, scheduler: "dask:stealing=false,worker-saturation=inf" });
-    expect(off.report.scheduler.options).toEqual({ stealing: false, "stealing-interval": 0.1, "worker-saturation": "inf" });
+    expect(off.report.scheduler.options).toEqual({ stealing: false, "stealing-interval": 0.1, "worker-saturation": "inf", amm: true, "amm-interval": 2 });
   });
 
   it("takes it from the spec's cluster.scheduler, the run option winning", async () => {

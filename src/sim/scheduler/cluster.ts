@@ -52,6 +52,8 @@ export class ClusterState implements ClusterView {
   readonly processingWorker: Int32Array;
   /** Per task: holders in arrival order, null when none. */
   private readonly holders: Array<number[] | null>;
+  /** Tasks with two holders or more, in the order they got their second (dask's replicated_tasks). */
+  readonly replicated = new Set<number>();
   /** Frozen address lists of the holders, built on demand and dropped when holders change. */
   private readonly holderAddresses: Array<readonly string[] | null>;
   readonly taskBytes: Float64Array;
@@ -263,7 +265,7 @@ export class ClusterState implements ClusterView {
     this.holderAddresses[task] = null;
     const holders = this.holders[task];
     if (holders === null) this.holders[task] = [worker];
-    else holders.push(worker);
+    else if (holders.push(worker) === 2) this.replicated.add(task);
     return true;
   }
 
@@ -275,7 +277,8 @@ export class ClusterState implements ClusterView {
     this.holderAddresses[task] = null;
     const holders = this.holders[task]!;
     holders.splice(holders.indexOf(worker), 1);
-    if (holders.length === 0) this.holders[task] = null;
+    if (holders.length === 1) this.replicated.delete(task);
+    else if (holders.length === 0) this.holders[task] = null;
     return true;
   }
 
@@ -291,6 +294,7 @@ export class ClusterState implements ClusterView {
     }
     this.holders[task] = null;
     this.holderAddresses[task] = null;
+    this.replicated.delete(task);
     return holders;
   }
 

@@ -1,7 +1,7 @@
 // The scheduler core: the cluster-wide lifecycle of every task (waiting, queued, no-worker,
 // processing, memory, erred, released), the messages of the workers' state machines, freeing,
 // recompute after a lost worker, steal transactions and the periodic hooks (heartbeats,
-// balance). Where a task goes is the policy's answer (policy.ts); the core checks each answer
+// balance, the active memory manager's ReduceReplicas). Where a task goes is the policy's answer (policy.ts); the core checks each answer
 // and carries it out. It speaks to workers only through the contract's events, which its
 // WorkerLink (worker-link.ts) queues and delivers.
 import {
@@ -22,6 +22,7 @@ import { TaskQueue } from "./queue.js";
 import { resolvePolicy, type ResolvedPolicy } from "./registry.js";
 import { Rng } from "../rng.js";
 import { StealLedger, stealVerdict } from "./steals.js";
+import { planReplicaDrops } from "./reduce-replicas.js";
 import { Ticker, heartbeatInterval } from "./ticker.js";
 import type { SchedulerHost, SchedulerOptions } from "./host.js";
 import { WorkerLink } from "./worker-link.js";
@@ -40,6 +41,7 @@ export class SchedulerCore extends Lifecycle {
   private readonly ticker: Ticker | null;
   private nextRunId = 0;
   private stopped = false;
+
 
   constructor(
     graph: TaskGraph,
@@ -74,11 +76,13 @@ export class SchedulerCore extends Lifecycle {
     }
     this.policy = new GuardedPolicy(this.policyName, created, graph, cluster);
     const balanceInterval = this.policy.balanceInterval;
+    const replicasInterval = this.policy.reduceReplicasInterval;
     this.ticker =
       host.now !== undefined && host.setTimer !== undefined
         ? new Ticker(host.now, host.setTimer, [
             { interval: heartbeatInterval(workers.length), run: () => this.heartbeat() },
             ...(balanceInterval !== null ? [{ interval: balanceInterval, run: () => this.balance() }] : []),
+            ...(replicasInterval !== null ? [{ interval: replicasInterval, run: () => this.reduceReplicas() }] : []),
           ])
         : null;
   }
@@ -409,6 +413,18 @@ export class SchedulerCore extends Lifecycle {
     if (this.failure !== null) return false;
     this.guard(() => this.policy.balance());
     return this.failure === null && this.anyProcessing();
+  }
+
+  /** The active memory manager's round: the scheduler forgets each dropped copy at once, the worker is told (request_remove_replicas). */
+  private reduceReplicas(): boolean {
+    if (this.failure !== null) return false;
+    const drops = planReplicaDrops(this.cluster, this.graph, this.status);
+    for (const [worker, tasks] of drops) {
+      for (const id of tasks) this.cluster.dropReplica(id, worker);
+      const keys = tasks.map((id) => this.graph.keys[id]!);
+      this.link.enqueue(worker, RemoveReplicasEvent({ keys, stimulusId: this.link.stimulus("active-memory-manager") }));
+    }
+    return this.anyProcessing();
   }
 
   private anyProcessing(): boolean {

@@ -32,6 +32,14 @@ export class GuardedPolicy {
     return this.policy.balance === undefined ? null : (this.policy.balanceInterval ?? 0.1);
   }
 
+  /** Seconds between ReduceReplicas rounds, or null when the policy's scheduler has no active memory manager. */
+  get reduceReplicasInterval(): number | null {
+    const interval = this.policy.reduceReplicasInterval;
+    if (interval === undefined) return null;
+    if (typeof interval !== "number" || !(interval > 0)) this.fail("reduceReplicasInterval", `${String(interval)} is not a number of seconds > 0`);
+    return Number.isFinite(interval) ? interval : null;
+  }
+
   decideWorker(task: number, origin: DecisionOrigin): number {
     let worker: number;
     try {

@@ -142,6 +142,12 @@ export interface SchedulerPolicy {
   /** Called every `balanceInterval` simulated seconds while some task is processing. */
   balance?(): void;
   readonly balanceInterval?: number;
+  /**
+   * Seconds between rounds of dask's active memory manager (ReduceReplicas: copies of a key
+   * beyond what its waiters need are dropped), run by the core while some task is processing.
+   * Absent: copies stay until the key is released.
+   */
+  readonly reduceReplicasInterval?: number;
   /** `task` was added to `worker`'s processing (after the view was updated). */
   onProcessing?(task: number, worker: number): void;
   /** `task` left `worker`'s processing (not called for the move of a confirmed steal). */

@@ -2,7 +2,7 @@
 // scheduler and go to the least busy worker with a free slot (worker-saturation 1.1); other
 // tasks go where they would start soonest among the holders of their dependencies
 // (worker_objective), dependency-free ones round-robin over idle workers; work stealing
-// rebalances every 100 ms. Python's arbitrary set orders are address order here.
+// rebalances every 100 ms; the active memory manager drops surplus copies every 2 s. Python's arbitrary set orders are address order here.
 import type { ClusterView, DecisionOrigin, PolicyContext, PolicyEntry, ProcessingExit, QueueView, SchedulerPolicy, StealOutcome, Stimulus, WorkerStatus } from "../policy.js";
 import { NO_WORKER, QUEUE } from "../policy.js";
 import { bestByObjective } from "./dask-objective.js";
@@ -45,6 +45,7 @@ function groupFigures(cluster: ClusterView): GroupFigures {
 
 class DaskPolicy implements SchedulerPolicy {
   readonly balanceInterval: number;
+  readonly reduceReplicasInterval: number | undefined;
   private readonly cluster: ClusterView;
   private readonly classes: WorkerClasses;
   private readonly stealing: WorkStealing | null;
@@ -67,6 +68,8 @@ class DaskPolicy implements SchedulerPolicy {
     const interval = context.options["stealing-interval"];
     this.balanceInterval = typeof interval === "number" ? interval : 0.1;
     if (this.stealing === null) this.balance = undefined;
+    const amm = context.options["amm-interval"];
+    this.reduceReplicasInterval = context.options.amm === false ? undefined : typeof amm === "number" ? amm : 2;
     this.groups = groupFigures(cluster);
     const groups = this.groups.size.length;
     this.lastWorker = new Int32Array(groups).fill(-1);
@@ -258,6 +261,8 @@ export const daskPolicy: PolicyEntry = {
     stealing: { type: "boolean", default: true, description: "work stealing (distributed.scheduler.work-stealing)" },
     "stealing-interval": { type: "number", default: 0.1, description: "seconds between balance() calls (work-stealing-interval)" },
     "worker-saturation": { type: "number", description: "root-ish slots per thread, inf disables queuing (default: the run's, 1.1)" },
+    amm: { type: "boolean", default: true, description: "the active memory manager's ReduceReplicas drops copies no waiter needs (active-memory-manager.start)" },
+    "amm-interval": { type: "number", default: 2, description: "seconds between its rounds (active-memory-manager.interval)" },
   },
   create: (context) => new DaskPolicy(context),
 };

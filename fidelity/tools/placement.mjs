@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// Where dask placed each dependent against spanwork, on one fidelity case: for dask's runs
+// (SET/real/raw/CASE.json: every task's worker) and spanwork's (the case's spec simulated with
+// its seed, with --cluster PROFILE), per run: dependency edges that cross workers, the distinct
+// (key, worker) pairs those crossings need (the fewest keys a run can move if a fetched copy
+// stays), keys moved, and the dependents placed away from the worker that ran most of their
+// input bytes ("against the bytes"), by prefix. --keys prints, per dependent of PREFIX, its
+// input bytes per worker and where each run put it. --jitter MS adds N more spanwork runs
+// (--samples, default 10) of the graph dask ran as a per-task table, every task's duration
+// moved by a uniform draw in ±MS (sample i: seed i, as scripts/fidelity.mjs --jitter; the
+// table keeps each prefix's cpu share).
+//
+//   node fidelity/tools/placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--jitter MS [--samples N]] [--json FILE]
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { register } from "tsx/esm/api";
+
+register();
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const args = process.argv.slice(2);
+const positional = [];
+let profilePath = null;
+let scheduler = null;
+let keysPrefix = null;
+let jsonPath = null;
+let jitter = null;
+let samples = 10;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--cluster") profilePath = args[++i];
+  else if (args[i] === "--scheduler") scheduler = args[++i];
+  else if (args[i] === "--keys") keysPrefix = args[++i];
+  else if (args[i] === "--json") jsonPath = args[++i];
+  else if (args[i] === "--jitter") jitter = Number(args[++i]);
+  else if (args[i] === "--samples") samples = Number(args[++i]);
+  else positional.push(args[i]);
+}
+if (positional.length !== 2) {
+  console.error("usage: placement.mjs SET CASE [--cluster PROFILE] [--scheduler S] [--keys PREFIX] [--json FILE]");
+  process.exit(2);
+}
+const [set, tag] = positional;
+const spanwork = await import(join(root, "src", "index.ts"));
+const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
+const raw = JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8"));
+const real = JSON.parse(readFileSync(join(set, "real", `${tag}.json`), "utf8"));
+const deps = new Map(graph.tasks.map((t) => [t.key, t.deps]));
+const nbytes = new Map(graph.tasks.map((t) => [t.key, t.nbytes]));
+const prefixOf = new Map(graph.tasks.map((t) => [t.key, t.prefix]));
+
+/** One run's figures from `where` (key → worker label) and its keys moved. */
+function analyse(label, where, keysMoved, transfers) {
+  let crossing = 0;
+  const pairs = new Set();
+  const against = new Map();
+  const dependents = new Map();
+  for (const [key, ds] of deps) {
+    if (ds.length === 0) continue;
+    const w = where.get(key);
+    const bytes = new Map();
+    for (const d of ds) {
+      const dw = where.get(d);
+      bytes.set(dw, (bytes.get(dw) ?? 0) + nbytes.get(d));
+      if (dw !== w) {
+        crossing++;
+        pairs.add(`${d}@${w}`);
+      }
+    }
+    const most = Math.max(...bytes.values());
+    const p = prefixOf.get(key);
+    dependents.set(p, (dependents.get(p) ?? 0) + 1);
+    if ((bytes.get(w) ?? 0) < most) against.set(p, (against.get(p) ?? 0) + 1);
+  }
+  return { label, crossing, pairs: pairs.size, keysMoved, transfers, against: Object.fromEntries(against), dependents: Object.fromEntries(dependents) };
+}
+
+const runs = raw.runs.map((run) => {
+  const where = new Map(run.task_records.map((t) => [t.key, `w${t.worker}`]));
+  return { where, figures: analyse(`dask run ${run.run}`, where, run.transfer.keys, run.transfer.count) };
+});
+const spec = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.name}.json`));
+const options = { seed: real.seed };
+if (profilePath !== null) options.cluster = spanwork.loadClusterProfile(resolve(profilePath));
+if (scheduler !== null) options.scheduler = scheduler;
+/** One simulation's run, labelled. */
+async function simulated(label, workload) {
+  const { report } = await spanwork.simulate(workload, options);
+  const addresses = [...new Set(report.taskRecords.map((t) => t.worker))].sort();
+  const where = new Map(report.taskRecords.filter((t) => t.outcome === "ok").map((t) => [t.key, `w${addresses.indexOf(t.worker)}`]));
+  const keys = report.transfers.reduce((s, t) => s + (t.outcome === "ok" ? t.keys : 0), 0);
+  return { where, figures: analyse(label, where, keys, report.transfer.count) };
+}
+runs.push(await simulated("spanwork", spec));
+const cpuOf = new Map((spec.tasks ?? []).map((group) => [group.prefix, group.cpu]));
+for (let i = 1; jitter !== null && i <= samples; i++) {
+  const rng = new spanwork.Rng(i);
+  const taskTable = graph.tasks.map((t) => {
+    const row = { key: t.key, prefix: t.prefix, duration: Math.max(0, t.duration + rng.uniform(-jitter, jitter) / 1e3), outputSize: t.nbytes, dependencies: t.deps, output: t.output };
+    return cpuOf.get(t.prefix) === undefined ? row : { ...row, cpu: cpuOf.get(t.prefix) };
+  });
+  runs.push(await simulated(`±${jitter} ms s${i}`, { name: spec.name, taskTable, ...(spec.cluster === undefined ? {} : { cluster: spec.cluster }) }));
+}
+
+for (const { figures: f } of runs) {
+  const by = Object.keys(f.dependents).map((p) => `${p} ${f.against[p] ?? 0}/${f.dependents[p]}`).join(", ");
+  console.log(`${f.label.padEnd(12)} edges crossing ${String(f.crossing).padStart(4)}, (key, worker) pairs ${String(f.pairs).padStart(4)}, keys moved ${String(f.keysMoved).padStart(4)} in ${String(f.transfers).padStart(3)} transfers; against the bytes: ${by}`);
+}
+if (keysPrefix !== null) {
+  for (const [key, ds] of deps) {
+    if (prefixOf.get(key) !== keysPrefix || ds.length === 0) continue;
+    const cells = runs.map(({ where }) => {
+      const bytes = new Map();
+      for (const d of ds) bytes.set(where.get(d), (bytes.get(where.get(d)) ?? 0) + nbytes.get(d));
+      const mine = bytes.get(where.get(key)) ?? 0;
+      const total = [...bytes.values()].reduce((a, b) => a + b, 0);
+      return `${(mine / 1e6).toFixed(1)}/${(total / 1e6).toFixed(1)}`;
+    });
+    console.log(`  ${key.padEnd(14)} MB local/input per run: ${cells.join("  ")}`);
+  }
+}
+if (jsonPath !== null) writeFileSync(jsonPath, JSON.stringify(runs.map((r) => r.figures), null, 1));
