@@ -1,7 +1,7 @@
 // A run's network and its hosts' cores, wired to each other: each worker's event loop is a
 // thread of its host (busy while its bytes move), and under max-min / shared-host the loops'
 // byte capacity follows their thread's share of the cores, recomputed when a flow starts or
-// ends.
+// ends and when the host's runnable threads change (a CPU part starts or ends).
 import type { WorkerClock } from "../worker/clock.js";
 import type { ResolvedCluster } from "./cluster.js";
 import { ClusterCpu } from "./host-cpu.js";
@@ -30,5 +30,6 @@ export function runNetwork(cluster: ResolvedCluster, clock: WorkerClock, address
     deserializeBandwidth: cluster.deserializeBandwidth,
     ...(cpu === null ? {} : { loopShare: (address: string) => cpu.loopThreads[addressIndex.get(address)!]!.shareAt(clock.now()) }),
   });
+  if (cpu !== null && network.loopSharesChanged !== undefined) cpu.watch(clock, () => network.loopSharesChanged!());
   return { network, cpu };
 }

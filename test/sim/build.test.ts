@@ -2,10 +2,15 @@
 // their output"), computed by hand: the build is B = outputSize / buildBandwidth seconds of
 // CPU counted inside the duration D — the CPU part c·D + B, the sleep max(0, (1 − c)·D − B) —
 // and a build slowed by the host's cores (or the GIL) shortens the sleep instead of adding to
-// it.
+// it; with a host model the loops' byte capacity follows the host's runnable threads as CPU
+// parts start and end.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GraphBuilder, NO_OVERHEADS, simulate, validateSpec, type SimReport, type TaskInit, type Workload } from "../../src/sim/index.js";
+import { workerGil } from "../../src/sim/gil.js";
+import { ClusterCpu, HostCpu } from "../../src/sim/host-cpu.js";
+import { MaxMinNetwork } from "../../src/sim/network/index.js";
+import { VirtualClock } from "../../src/worker/index.js";
 
 type Task = Omit<TaskInit, "key" | "prefix">;
 
@@ -127,5 +132,81 @@ describe("a task that builds its output (buildBandwidth)", () => {
     expect(spec.tasks[1]!.buildBandwidth).toBeUndefined();
     const table = validateSpec({ taskTable: [{ key: "x", duration: 0.1, outputSize: 10, buildBandwidth: 5e8 }] });
     expect(table.taskTable![0]!.buildBandwidth).toBe(5e8);
+  });
+});
+
+describe("the loops' byte capacity follows the host's runnable threads (host model)", () => {
+  const host = { cores: 1, load: 0, rule: "lag" as const, slice: 0, credit: 0, schedulerHost: null };
+
+  /** 100 bytes from A (host 0) to B (host 1) through loops of 100/s; a CPU part of 0.25 s on B's host at 0.5 s. */
+  async function transferEnd(watch: boolean): Promise<number> {
+    const clock = new VirtualClock();
+    const addresses = ["A", "B"];
+    const cpu: ClusterCpu = new ClusterCpu(host, [0, 1], (w) => network.moving(addresses[w]!));
+    const network = new MaxMinNetwork(clock, { latency: 0, bandwidth: 1e9, loopBandwidth: 100, loopShare: (address) => cpu.loopThreads[addresses.indexOf(address)]!.shareAt(clock.now()) });
+    if (watch) cpu.watch(clock, () => network.loopSharesChanged());
+    let end = -1;
+    void network.transfer({ from: "A", to: "B", bytes: 100, keys: 1, signal: new AbortController().signal }).then(() => (end = clock.now()));
+    // B's loop is busy moving: the part gets half the core, 0.25 s of CPU take 0.5 s (to 1.0 s).
+    clock.setTimer(0.5, () => expect(cpu.host(1).cpuPart(0.25, 0.5)).toBeCloseTo(0.5, 12));
+    await clock.run();
+    return end;
+  }
+
+  it("a transfer that a CPU part interrupts on a 1-core host slows from then on: 50 bytes by 0.5 s, 25 by 1.0 s at half the loop, the last 25 by 1.25 s", async () => {
+    expect(await transferEnd(true)).toBeCloseTo(1.25, 12);
+    // Before: the rates held from the flow's start to its end.
+    expect(await transferEnd(false)).toBeCloseTo(1, 12);
+  });
+
+  it("counts the GIL's thread: its host hears it wake with the first holder and sleep when the last one leaves", async () => {
+    const clock = new VirtualClock();
+    const cores = new HostCpu(host);
+    const heard: number[] = [];
+    cores.changed = () => void heard.push(clock.now());
+    const gil = workerGil(clock, cores);
+    const signal = new AbortController().signal;
+    // 0.1 s alone to 0.05 s, then two at 1/2 each: the first ends at 0.15 s, the second at 0.2 s.
+    void gil.run(0.1, signal);
+    clock.setTimer(0.05, () => void gil.run(0.1, signal));
+    await clock.run();
+    expect(heard).toHaveLength(2);
+    expect(heard[0]).toBe(0);
+    expect(heard[1]).toBeCloseTo(0.2, 12);
+  });
+
+  it("in a run: builds that start mid-transfer slow it, and the run's report says how much", async () => {
+    // Two workers on 1-core hosts; a-0 and a-1 (100 MB each) meet in `join`, so one of them moves
+    // through loops of 100 MB/s. Builds of 20 MB at 50 MB/s (0.4 s of CPU) start on both hosts
+    // at 0.5 s, mid-transfer.
+    const builder = new GraphBuilder();
+    const a = builder.addTask({ key: "a-0", prefix: "a", duration: 0.1, nbytes: 100e6, cpuShare: 0 });
+    const b = builder.addTask({ key: "a-1", prefix: "a", duration: 0.1, nbytes: 100e6, cpuShare: 0 });
+    const join = builder.addTask({ key: "join", prefix: "join", duration: 0.1, nbytes: 10, cpuShare: 0 });
+    builder.addDependency(join, a);
+    builder.addDependency(join, b);
+    for (let i = 0; i < 2; i++) {
+      const pre = builder.addTask({ key: `pre-${i}`, prefix: "pre", duration: 0.5, nbytes: 10, cpuShare: 0 });
+      const build = builder.addTask({ key: `build-${i}`, prefix: "build", duration: 0.1, nbytes: 20e6, cpuShare: 0, buildBandwidth: 50e6 });
+      builder.addDependency(build, pre);
+    }
+    const workload: Workload = { name: "join", description: "", graph: builder.build("join"), faults: [], cluster: {} };
+    const report = (
+      await simulate(workload, {
+        workers: 2,
+        threads: 2,
+        network: "max-min",
+        latency: 0,
+        bandwidth: 1e9,
+        cluster: { overheads: NO_OVERHEADS, loopBandwidth: 100e6, workersPerHost: 1, host: { cores: 1, load: 0, slice: 0, schedulerHost: null } },
+      })
+    ).report;
+    const builds = report.taskRecords.filter((r) => r.prefix === "build");
+    expect(new Set(builds.map((r) => r.worker)).size).toBe(2);
+    const transfer = report.transfers.find((t) => t.bytes === 100e6)!;
+    // 0.1 → 0.5 s at 100 MB/s (40 MB); both loops at half a core while the builds run (0.4 s of
+    // CPU at 1/2: to 1.3 s), 40 MB; the last 20 MB at 100 MB/s: 1.5 s.
+    expect(transfer.start).toBeCloseTo(0.1, 9);
+    expect(transfer.end).toBeCloseTo(1.5, 9);
   });
 });

@@ -2,8 +2,9 @@
 // its sends and receives together (dask runs a worker's comms on its one loop thread);
 // concurrent transfers share them max-min fairly (progressive filling / water-filling,
 // Estee's most faithful model).
-// Rates are recomputed only when the set of flows changes; one timer, set for the earliest
-// completion, is moved whenever the rates change. With a deserialisation (deserialize.ts) the
+// Rates are recomputed only when the set of flows changes, or (with a host CPU model) when the
+// loops' shares of the cores do; one timer, set for the earliest completion, is moved whenever
+// the rates change. With a deserialisation (deserialize.ts) the
 // flows are the wire's part, every capacity its wire share.
 import type { TimerHandle } from "../../worker/clock.js";
 import { NetworkError } from "../../worker/errors.js";
@@ -400,6 +401,13 @@ export class MaxMinNetwork implements SimNetwork {
   moving(address: string): boolean {
     for (const flow of this.flows) if (flow.request.from === address || flow.request.to === address) return true;
     return false;
+  }
+
+  /** A host's runnable threads changed (host-cpu.ts): the loops' shares with them, so the rates from now on. O(flows). */
+  loopSharesChanged(): void {
+    if (this.flows.length === 0 || this.loopShare === undefined) return;
+    this.advance();
+    this.reschedule();
   }
 
   private get loopShare(): ((address: string) => number) | undefined {
