@@ -180,15 +180,12 @@ describe("the loops' byte capacity follows the host's runnable threads (host mod
     // through loops of 100 MB/s. Builds of 20 MB at 50 MB/s (0.4 s of CPU) start on both hosts
     // at 0.5 s, mid-transfer.
     const builder = new GraphBuilder();
-    const a = builder.addTask({ key: "a-0", prefix: "a", duration: 0.1, nbytes: 100e6, cpuShare: 0 });
-    const b = builder.addTask({ key: "a-1", prefix: "a", duration: 0.1, nbytes: 100e6, cpuShare: 0 });
+    const inputs = [0, 1].map((i) => builder.addTask({ key: `a-${i}`, prefix: "a", duration: 0.1, nbytes: 100e6, cpuShare: 0 }));
     const join = builder.addTask({ key: "join", prefix: "join", duration: 0.1, nbytes: 10, cpuShare: 0 });
-    builder.addDependency(join, a);
-    builder.addDependency(join, b);
+    for (const input of inputs) builder.addDependency(join, input);
     for (let i = 0; i < 2; i++) {
       const pre = builder.addTask({ key: `pre-${i}`, prefix: "pre", duration: 0.5, nbytes: 10, cpuShare: 0 });
-      const build = builder.addTask({ key: `build-${i}`, prefix: "build", duration: 0.1, nbytes: 20e6, cpuShare: 0, buildBandwidth: 50e6 });
-      builder.addDependency(build, pre);
+      builder.addDependency(builder.addTask({ key: `build-${i}`, prefix: "build", duration: 0.1, nbytes: 20e6, cpuShare: 0, buildBandwidth: 50e6 }), pre);
     }
     const workload: Workload = { name: "join", description: "", graph: builder.build("join"), faults: [], cluster: {} };
     const report = (
