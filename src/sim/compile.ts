@@ -30,6 +30,7 @@ export function compileSpec(spec: WorkloadSpec, seed: number): TaskGraph {
         nbytes: Math.round(sample(group.outputSize, rng)),
         cpuShare: group.cpu,
         gil: group.gil === true,
+        buildBandwidth: group.buildBandwidth ?? 0,
         failureProbability: group.failureProbability,
       });
     }

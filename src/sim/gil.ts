@@ -33,10 +33,14 @@ export class Gil {
   /** Wall seconds less CPU seconds of the parts that held it (their `thread-noncpu` holds it). */
   waitSeconds = 0;
 
-  /** `share(now)`: the share of a core the thread running Python gets at `now` (the host model's; 1 without it). */
+  /**
+   * `share(now)`: the share of a core the thread running Python gets at `now` (the host model's; 1 without it).
+   * `onBusy`: hears that the lock's thread wakes (a first holder) or sleeps (the last one left).
+   */
   constructor(
     private readonly clock: WorkerClock,
     private readonly share: (now: number) => number = () => 1,
+    private readonly onBusy?: () => void,
   ) {}
 
   /** Running parts that hold or wait for the lock. */
@@ -58,6 +62,7 @@ export class Gil {
       signal.addEventListener("abort", holder.onAbort, { once: true });
       this.holders.push(holder);
       this.rearm(now);
+      if (this.holders.length === 1) this.onBusy?.();
     });
   }
 
@@ -92,6 +97,7 @@ export class Gil {
     for (const holder of this.holders) (holder.left <= DONE * Math.max(1, holder.cpu) || now + holder.left / rate <= now ? done : left).push(holder);
     this.holders = left;
     this.rearm(now);
+    if (left.length === 0 && done.length > 0) this.onBusy?.();
     for (const holder of done) {
       holder.signal.removeEventListener("abort", holder.onAbort);
       this.waitSeconds += Math.max(0, now - holder.start - holder.cpu);
@@ -109,6 +115,7 @@ export class Gil {
     const cpuDone = Math.min(holder.cpu, holder.cpu - holder.left);
     this.waitSeconds += Math.max(0, now - holder.start - cpuDone);
     this.rearm(now);
+    if (this.holders.length === 0) this.onBusy?.();
     holder.onEnd?.(cpuDone);
     holder.reject(holder.signal.reason);
   }
@@ -121,7 +128,11 @@ export class Gil {
  */
 export function workerGil(clock: WorkerClock, hostCpu: HostCpu | undefined): Gil {
   if (hostCpu === undefined) return new Gil(clock);
-  const gil: Gil = new Gil(clock, (now: number): number => hostCpu.share(hostCpu.others(thread, now)));
+  const gil: Gil = new Gil(
+    clock,
+    (now: number): number => hostCpu.share(hostCpu.others(thread, now)),
+    () => hostCpu.changed?.(),
+  );
   const thread = hostCpu.thread((): boolean => gil.holding > 0);
   return gil;
 }

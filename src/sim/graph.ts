@@ -24,6 +24,8 @@ export interface TaskGraph {
   readonly gil: Uint8Array;
   /** Whether any task holds the GIL (no lock is modelled otherwise). */
   readonly anyGil: boolean;
+  /** Bytes/s at which each task builds its output as CPU work inside its duration (docs/sim.md, "Tasks that build their output"); 0: it does not. */
+  readonly buildBandwidth: Float64Array;
   /** Probability that one execution of the task raises. */
   readonly failureProbability: Float64Array;
   /** Dependencies of task i: deps[depStart[i] … depStart[i+1]-1]. */
@@ -56,6 +58,8 @@ export interface TaskInit {
   cpuShare?: number;
   /** Its CPU part holds the GIL (default false). */
   gil?: boolean;
+  /** Bytes/s it builds its output at, CPU work counted inside its duration (default: none). */
+  buildBandwidth?: number;
   failureProbability?: number;
   /** Group the task belongs to, for the root-ish test; defaults to its prefix. */
   group?: string;
@@ -71,6 +75,7 @@ export class GraphBuilder {
   private cpuShare = new Float64Array(1024);
   private gil = new Uint8Array(1024);
   private anyGil = false;
+  private buildBandwidth = new Float64Array(1024);
   private failureProbability = new Float64Array(1024);
   private edgeTask = new Int32Array(4096);
   private edgeDep = new Int32Array(4096);
@@ -111,6 +116,7 @@ export class GraphBuilder {
     this.cpuShare[id] = init.cpuShare ?? 1;
     this.gil[id] = init.gil === true ? 1 : 0;
     if (init.gil === true) this.anyGil = true;
+    this.buildBandwidth[id] = init.buildBandwidth ?? 0;
     this.failureProbability[id] = init.failureProbability ?? 0;
     return id;
   }
@@ -175,6 +181,7 @@ export class GraphBuilder {
       cpuShare: this.cpuShare.slice(0, n),
       gil: this.gil.slice(0, n),
       anyGil: this.anyGil,
+      buildBandwidth: this.buildBandwidth.slice(0, n),
       failureProbability: this.failureProbability.slice(0, n),
       depStart: start,
       deps: unique,
@@ -194,6 +201,7 @@ export class GraphBuilder {
     this.nbytes = grow(this.nbytes);
     this.cpuShare = grow(this.cpuShare);
     this.gil = grow(this.gil);
+    this.buildBandwidth = grow(this.buildBandwidth);
     this.failureProbability = grow(this.failureProbability);
   }
 }

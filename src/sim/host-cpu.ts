@@ -8,6 +8,7 @@
 // (`credit`: a full-speed credit earned back a second per second asleep) stays for comparison.
 // A piece of work's speed is computed when it starts (as the host disk does): later pieces never
 // change an earlier one's end. docs/sim.md, "Host CPU".
+import type { WorkerClock } from "../worker/clock.js";
 import type { ResolvedHost } from "./cluster.js";
 import type { HostSummary } from "./report.js";
 
@@ -116,6 +117,11 @@ export class HostCpu {
   private cpuParts: number[] = [];
   /** Seconds task CPU parts waited for a core, all of this host's. */
   taskWaitSeconds = 0;
+  /**
+   * Hears that this host's runnable threads change now (a CPU part starts, the GIL's thread
+   * wakes or sleeps) and, with `until`, again then (the part's end): ClusterCpu.watch.
+   */
+  changed: ((until?: number) => void) | null = null;
 
   constructor(readonly parameters: HostCpuParameters) {}
 
@@ -165,6 +171,7 @@ export class HostCpu {
     const wall = p.rule === "lag" ? lagRun(p.slice, this.queueShare(others), this.share(others), { lag: 0, sliceLeft: p.slice }, null, cpu) : creditRun(p, others, p.credit, cpu).wall;
     this.cpuParts.push(now + wall);
     this.taskWaitSeconds += wall - cpu;
+    this.changed?.(now + wall);
     return wall;
   }
 }
@@ -226,6 +233,7 @@ export class ClusterCpu {
   /** Per worker, in order: its event loop's thread. */
   readonly loopThreads: CpuThread[] = [];
   readonly schedulerThread: CpuThread | null;
+  private watcher: ((until?: number) => void) | null = null;
 
   constructor(
     private readonly parameters: ResolvedHost,
@@ -239,8 +247,25 @@ export class ClusterCpu {
   /** The cores of host `index`. */
   host(index: number): HostCpu {
     let host = this.hosts.get(index);
-    if (host === undefined) this.hosts.set(index, (host = new HostCpu(this.parameters)));
+    if (host === undefined) {
+      this.hosts.set(index, (host = new HostCpu(this.parameters)));
+      host.changed = this.watcher;
+    }
     return host;
+  }
+
+  /**
+   * Calls `recompute` whenever a host's runnable threads change through a CPU part (as it
+   * starts and at its end) or the GIL's thread: the network scales the loops' byte capacity by
+   * their share of the cores (`loopShare`), which would otherwise hold from one flow's start or
+   * end to the next. Loop bookings do not call it (see docs/sim.md, "Tasks that build their output").
+   */
+  watch(clock: WorkerClock, recompute: () => void): void {
+    this.watcher = (until?: number): void => {
+      recompute();
+      if (until !== undefined && until > clock.now()) clock.setTimer(until, recompute);
+    };
+    for (const host of this.hosts.values()) host.changed = this.watcher;
   }
 
   summary(): HostSummary {

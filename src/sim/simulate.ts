@@ -12,14 +12,14 @@ import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
 import { HostDisk } from "./host-disk.js";
-import { ClusterCpu } from "./host-cpu.js";
+import type { ClusterCpu } from "./host-cpu.js";
 import { workerGil, type Gil } from "./gil.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
 import { costDraw, meanCost } from "./overheads.js";
-import { createNetwork, DEFAULT_NETWORK_KIND, type EndpointCapacity, type NetworkKind, type SimNetwork } from "./network/index.js";
+import { DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
 import { ReportBuilder, threadTimeProblems } from "./report-builder.js";
 import { Scheduler } from "./scheduler.js";
@@ -30,6 +30,7 @@ import { checkOptions, clusterOf, schedulerPolicy, SimulationError, workloadOfIn
 import { clusterSummary, completionSentence, schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
 import { workerAddress } from "./addresses.js";
 import { TaskModels } from "./task-models.js";
+import { runNetwork } from "./run-network.js";
 import { SimTransport } from "./transport.js";
 import type { Workload } from "./workloads/index.js";
 
@@ -121,20 +122,9 @@ class SimulationRun {
     );
     this.dice = new FaultDice(this.plan, seed);
     this.tasks = new TaskModels(this.graph, cluster.overheads.taskOverrun, this.dice, seed, () => this.clock.now());
-    const endpoints = new Map<string, EndpointCapacity>(
-      cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
-    );
-    // A worker's loop thread carries its SerialLoop's work and the bytes it moves (max-min, shared-host).
-    const cpu = (this.cpu = cluster.host === null ? null : new ClusterCpu(cluster.host, cluster.workers.map((shape) => shape.host), (w) => this.network.moving?.(addresses[w]!) ?? false));
-    this.network = createNetwork(this.networkKind, this.clock, {
-      latency,
-      bandwidth: cluster.bandwidth,
-      endpoints,
-      hostBandwidth: cluster.hostBandwidth,
-      loopBandwidth: cluster.loopBandwidth,
-      deserializeBandwidth: cluster.deserializeBandwidth,
-      ...(cpu === null ? {} : { loopShare: (address: string) => cpu.loopThreads[this.addressIndex.get(address)!]!.shareAt(this.clock.now()) }),
-    });
+    const { network, cpu } = runNetwork(cluster, this.clock, this.addressIndex);
+    this.network = network;
+    this.cpu = cpu;
     this.inner = new InProcessTransport({ network: this.network });
     this.report = new ReportBuilder(
       addresses,

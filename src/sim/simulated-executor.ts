@@ -17,6 +17,13 @@ export interface TaskModel {
   readonly reschedule?: boolean;
   /** Its "thread-cpu" part holds the worker process's interpreter lock (gil.ts); default false: it releases it. */
   readonly gil?: boolean;
+  /**
+   * Seconds of its "thread-cpu" part that build its output (a spec's `buildBandwidth`): their
+   * share of the part's wait for a core (or the GIL) comes off the "thread-noncpu" part after it,
+   * down to nothing — the build counts against the duration, as the fidelity tasks' sleep of
+   * `duration − elapsed` does. The rest of the part's wait adds, as it always did.
+   */
+  readonly build?: number;
 }
 
 /** Runs a part's CPU seconds under its worker's GIL; `onEnd` hears how many it ran (fewer when `signal` aborts it). */
@@ -82,6 +89,9 @@ export function validateTaskModel(value: unknown, key: string): TaskModel {
   if (model.gil !== undefined && typeof model.gil !== "boolean") {
     throw new TypeError(`${taskModelOf(key)}: gil must be a boolean, got ${describe(model.gil)}`);
   }
+  if (model.build !== undefined && (typeof model.build !== "number" || !Number.isFinite(model.build) || model.build < 0)) {
+    throw new TypeError(`${taskModelOf(key)}: build must be a finite number of seconds ≥ 0, got ${describe(model.build)}`);
+  }
   return value as TaskModel;
 }
 
@@ -105,14 +115,25 @@ export class SimulatedExecutor implements Executor {
   async execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
     const model = validateTaskModel(task.runSpec, task.key);
     const { span, clock, signal } = context;
+    const build = model.build ?? 0;
+    // What the build's wait took off the sleep after it (its duration counts the build).
+    let buildWait = 0;
     for (const activity in model.durations) {
-      const seconds = model.durations[activity] as number;
+      let seconds = model.durations[activity] as number;
+      if (buildWait > 0 && activity === "thread-noncpu") {
+        seconds = Math.max(0, seconds - buildWait);
+        buildWait = 0;
+        if (seconds === 0) continue;
+      }
       if (this.gil !== undefined && model.gil === true && activity === "thread-cpu" && seconds > 0) {
-        await holdingGil(span, seconds, this.gil, clock, signal);
+        const waited = await holdingGil(span, seconds, this.gil, clock, signal);
+        if (build > 0) buildWait = (waited * Math.min(build, seconds)) / seconds;
         continue;
       }
       // Its wall time is decided as it starts (the host's threads now); the CPU seconds come first.
       const wait = this.cpuPart !== undefined && activity === "thread-cpu" && seconds > 0 ? this.cpuPart(seconds) - seconds : 0;
+      // One piece of work at one speed: the build's share of the wait is its share of the seconds.
+      if (build > 0 && activity === "thread-cpu" && wait > 0) buildWait = (wait * Math.min(build, seconds)) / seconds;
       const child = span.child(activity);
       try {
         // a zero-length activity costs no timer (and no step of a virtual clock)
@@ -136,6 +157,7 @@ export class SimulatedExecutor implements Executor {
 /**
  * A CPU part under the GIL: its end is known only when it comes (later holders slow it), so its
  * children are written afterwards — its CPU seconds first, then the wait, as for a core.
+ * Resolves with the wait.
  */
 async function holdingGil(
   span: ExecuteContext["span"],
@@ -143,7 +165,7 @@ async function holdingGil(
   gil: GilRun,
   clock: ExecuteContext["clock"],
   signal: AbortSignal,
-): Promise<void> {
+): Promise<number> {
   const start = clock.now();
   // A part cancelled while it shared the lock ran less CPU than the wall time it held a thread.
   let cpuDone = 0;
@@ -155,6 +177,8 @@ async function holdingGil(
     span.child("thread-cpu", { startTime: start }).end(cpuEnd);
     if (end > cpuEnd) span.child("thread-noncpu", { startTime: cpuEnd }).end(end);
   }
+  // Its wait: the wall seconds beyond its CPU seconds.
+  return Math.max(0, clock.now() - start - seconds);
 }
 
 /** A CPU part's wait for a core, as the "thread-noncpu" child it shows as. */

@@ -8,7 +8,7 @@ import { loadDataFile } from "./spec-file.js";
 import { durationDistribution, sizeDistribution } from "./distribution-spec.js";
 import { checkReferences, formatPath, type GroupFacts, type SpecFacts } from "./spec-checks.js";
 import { checkTaskTable, TASK_TABLE_FIELD, taskTableSchema, type TaskRow } from "./task-table.js";
-import { count, index, isPlainObject, nonNegative, parseInto, probability } from "./spec-fields.js";
+import { bytes, count, index, isPlainObject, nonNegative, parseInto, probability } from "./spec-fields.js";
 
 export type { Distribution } from "./distribution-spec.js";
 
@@ -73,6 +73,8 @@ const taskGroup = z
     cpu: probability.default(1),
     /** Its CPU part holds the worker's GIL (pure Python); absent: false, it releases it (numpy-style). */
     gil: z.boolean({ error: "expected true or false" }).optional(),
+    /** Bytes/s it builds its output at first, CPU work counted inside its duration; absent: no build. */
+    buildBandwidth: bytes("positive").optional(),
     failureProbability: probability.default(0),
     dependsOn,
   })

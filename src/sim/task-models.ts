@@ -23,14 +23,20 @@ export class TaskModels {
     const g = this.graph;
     const duration = g.duration[id]!;
     const cpu = g.cpuShare[id]!;
+    const bandwidth = g.buildBandwidth[id]!;
+    const build = bandwidth > 0 ? g.nbytes[id]! / bandwidth : 0;
     const durations: Record<string, number> = {};
-    if (cpu > 0) durations["thread-cpu"] = duration * cpu;
-    if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + this.overrun(duration);
+    if (build > 0) buildDurations(durations, duration, cpu, build, cpu < 1 ? this.overrun(duration) : 0);
+    else {
+      if (cpu > 0) durations["thread-cpu"] = duration * cpu;
+      if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + this.overrun(duration);
+    }
     const fail = this.dice.taskFails(g.prefix[id]!, g.failureProbability[id]!, this.now());
-    const model: TaskModel = fail
+    let model: TaskModel = fail
       ? { durations, outputBytes: g.nbytes[id]!, fail: `simulated failure of ${g.keys[id]}` }
       : { durations, outputBytes: g.nbytes[id]! };
-    // Only a GIL-bound task carries the field: the others' models stay as they were.
+    // Only a task that builds or holds the GIL carries the field: the others' models stay as they were.
+    if (build > 0) model = { ...model, build };
     return g.gil[id] === 1 ? { ...model, gil: true } : model;
   }
 
@@ -44,4 +50,16 @@ export class TaskModels {
     if (this.taskOverrun === 0 || duration === 0) return 0;
     return -this.taskOverrun * Math.log(1 - this.overrunDice.random());
   }
+}
+
+/**
+ * A task that builds its output (B seconds) first, as the fidelity tasks' `work` does: the
+ * build is CPU counted inside the duration D, so the CPU part is c·D + B and the sleep what is
+ * left, max(0, (1 − c)·D − B), late by `overrun` when there is one (no sleep, no lateness).
+ * The task takes max(D, c·D + B) before any wait for a core.
+ */
+function buildDurations(durations: Record<string, number>, duration: number, cpu: number, build: number, overrun: number): void {
+  durations["thread-cpu"] = duration * cpu + build;
+  const rest = duration * (1 - cpu) - build;
+  if (rest > 0) durations["thread-noncpu"] = rest + overrun;
 }

@@ -23,6 +23,8 @@ const taskRow = z
     cpu: z.number({ error: "expected a number" }).min(0, "expected a share in [0, 1]").max(1, "expected a share in [0, 1]").optional(),
     /** Its CPU part holds the worker's GIL (default false). */
     gil: z.boolean({ error: "expected true or false" }).optional(),
+    /** Bytes/s it builds its output at first, CPU work counted inside its duration (default: no build). */
+    buildBandwidth: bytes("positive").optional(),
     /** The client keeps this task's result (default: the tasks nothing depends on). */
     output: z.boolean({ error: "expected true or false" }).optional(),
   })
@@ -85,7 +87,7 @@ function prefixOf(row: TaskRow): string {
 export function compileTaskTable(rows: readonly TaskRow[], name: string, outputs?: readonly string[]): TaskGraph {
   const builder = new GraphBuilder();
   for (const row of rows) {
-    builder.addTask({ key: row.key, prefix: prefixOf(row), duration: row.duration, nbytes: Math.round(row.outputSize), cpuShare: row.cpu ?? 1, gil: row.gil === true });
+    builder.addTask({ key: row.key, prefix: prefixOf(row), duration: row.duration, nbytes: Math.round(row.outputSize), cpuShare: row.cpu ?? 1, gil: row.gil === true, buildBandwidth: row.buildBandwidth ?? 0 });
   }
   rows.forEach((row, id) => {
     for (const dependency of row.dependencies) builder.addDependency(id, builder.idOf(dependency)!);

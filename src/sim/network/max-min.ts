@@ -2,8 +2,9 @@
 // its sends and receives together (dask runs a worker's comms on its one loop thread);
 // concurrent transfers share them max-min fairly (progressive filling / water-filling,
 // Estee's most faithful model).
-// Rates are recomputed only when the set of flows changes; one timer, set for the earliest
-// completion, is moved whenever the rates change. With a deserialisation (deserialize.ts) the
+// Rates are recomputed only when the set of flows changes, or (with a host CPU model) when the
+// loops' shares of the cores do; one timer, set for the earliest completion, is moved whenever
+// the rates change. With a deserialisation (deserialize.ts) the
 // flows are the wire's part, every capacity its wire share.
 import type { TimerHandle } from "../../worker/clock.js";
 import { NetworkError } from "../../worker/errors.js";
@@ -144,6 +145,8 @@ export class MaxMinNetwork implements SimNetwork {
   private readonly scratch = new Int32Array(6);
   /** Capacity of every worker's event loop (its sends and receives together); null = none. */
   private readonly loop: number | null;
+  /** The loops' shared capacities the rates were last computed with (`loopShare` only). */
+  private lastShared: number[] | null = null;
 
   /** `sharedHosts`: every host's sends and receives also draw on one capacity of the host (the shared-host model). */
   constructor(
@@ -364,8 +367,8 @@ export class MaxMinNetwork implements SimNetwork {
     for (const flow of this.flows) flow.remaining -= flow.rate * elapsed;
   }
 
-  /** Recomputes the rates and moves the completion timer to the earliest finishing flow. */
-  private reschedule(): void {
+  /** Recomputes the rates and moves the completion timer to the earliest finishing flow; `shared`: the loops' shared capacities, when already read. */
+  private reschedule(shared?: number[]): void {
     this.timer?.cancel();
     this.timer = null;
     const flows = this.flows;
@@ -378,9 +381,10 @@ export class MaxMinNetwork implements SimNetwork {
       used = this.path(flow.src, flow.dst, resources, used);
       start[f + 1] = used;
     }
-    let capacity = this.loopShare === undefined ? this.capacity : this.sharedCapacity();
+    let capacity = this.loopShare === undefined ? this.capacity : (shared ?? this.sharedCapacity());
+    if (this.loopShare !== undefined) this.lastShared = capacity;
     if (this.held.size > 0) {
-      if (capacity === this.capacity) capacity = capacity.slice();
+      capacity = capacity.slice();
       for (const loop of this.held.keys()) capacity[loop] = 0;
     }
     const rates = maxMinFairRatesOver(start, resources.subarray(0, used), capacity);
@@ -400,6 +404,18 @@ export class MaxMinNetwork implements SimNetwork {
   moving(address: string): boolean {
     for (const flow of this.flows) if (flow.request.from === address || flow.request.to === address) return true;
     return false;
+  }
+
+  /**
+   * A host's runnable threads changed (host-cpu.ts): the loops' shares may have, and the rates
+   * with them from now on — recomputed (O(flows)) only when some loop's capacity did change.
+   */
+  loopSharesChanged(): void {
+    if (this.flows.length === 0 || this.loopShare === undefined) return;
+    const shared = this.sharedCapacity();
+    if (this.lastShared !== null && sameValues(shared, this.lastShared)) return;
+    this.advance();
+    this.reschedule(shared);
   }
 
   private get loopShare(): ((address: string) => number) | undefined {
@@ -434,4 +450,10 @@ export class MaxMinNetwork implements SimNetwork {
       flow.resolve();
     }
   }
+}
+
+function sameValues(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -25,7 +25,8 @@ export interface NetworkParameters {
   /**
    * The fraction of its loop's capacity a worker's event loop has now (max-min and shared-host):
    * its thread's share of the host's cores (src/sim/host-cpu.ts), read whenever the rates are
-   * recomputed. Unset: the whole capacity.
+   * recomputed: a flow starts or ends, or the host's runnable threads change (`loopSharesChanged`).
+   * Unset: the whole capacity.
    */
   loopShare?: (address: string) => number;
   /**
@@ -79,6 +80,8 @@ export interface SimNetwork extends NetworkModel {
   deserializeSeconds(from: string, to: string, bytes: number): number;
   /** The worker at `address` deserialises from time `at` for `seconds`: its loop moves no bytes meanwhile (models with loops). */
   holdLoop?(address: string, at: number, seconds: number): void;
+  /** The loops' shares (`loopShare`) may have changed now: the rates are recomputed (models that read it). */
+  loopSharesChanged?(): void;
 }
 
 /** A network model of the registry: one line for `spanwork list networks`, and how to build one for a run. */
