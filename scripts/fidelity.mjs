@@ -70,17 +70,29 @@ if (sets.length === 0) {
 const spanwork = await import(join(checkout, "src", "index.ts"));
 const profile = profilePath === null ? undefined : spanwork.loadClusterProfile(resolve(profilePath));
 
-/** The graph dask ran (graphs/TAG.json) as a per-task table, each task's duration from `durationOf(task)`. */
+/**
+ * The graph dask ran (graphs/TAG.json) as a per-task table, each task's duration from
+ * `durationOf(task)`, and what its group in the nominal spec says of how it spends it (`cpu`,
+ * `gil`, `buildBandwidth`): a row without `cpu` is all CPU, which under a host model is
+ * another workload.
+ */
 function asTaskTable(set, tag, nominal, durationOf) {
   const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
-  const taskTable = graph.tasks.map((t) => ({
-    key: t.key,
-    prefix: t.prefix,
-    duration: durationOf(t),
-    outputSize: t.nbytes,
-    dependencies: t.deps,
-    output: t.output,
-  }));
+  const groups = new Map((nominal.tasks ?? []).map((g) => [g.prefix, g]));
+  const taskTable = graph.tasks.map((t) => {
+    const group = groups.get(t.prefix);
+    return {
+      key: t.key,
+      prefix: t.prefix,
+      duration: durationOf(t),
+      outputSize: t.nbytes,
+      dependencies: t.deps,
+      output: t.output,
+      ...(group?.cpu === undefined ? {} : { cpu: group.cpu }),
+      ...(group?.gil === undefined ? {} : { gil: group.gil }),
+      ...(group?.buildBandwidth === undefined ? {} : { buildBandwidth: group.buildBandwidth }),
+    };
+  });
   return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };
 }
 

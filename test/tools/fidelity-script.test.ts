@@ -1,0 +1,46 @@
+// scripts/fidelity.mjs's --replay and --jitter simulate the graph dask ran as a per-task table:
+// each row must keep what its group in the spec says of how the task spends its time (`cpu`,
+// `gil`, `buildBandwidth`). A row without `cpu` is all CPU: under a host model that is another
+// workload (the contended chain ran about 3x its length).
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "spanwork-fidelity-script-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A set of one case, chain-s1 of fidelity/contended, and a profile with a busy 2-core host. */
+function oneCaseSet(): { set: string; profile: string } {
+  const from = join(ROOT, "fidelity", "contended");
+  const set = join(dir, "set");
+  for (const sub of ["specs", "graphs", join("real", "raw")]) mkdirSync(join(set, sub), { recursive: true });
+  cpSync(join(from, "specs", "chain.json"), join(set, "specs", "chain.json"));
+  for (const f of ["graphs", "real", join("real", "raw")]) cpSync(join(from, f, "chain-s1.json"), join(set, f, "chain-s1.json"));
+  const profile = join(dir, "profile.yaml");
+  writeFileSync(profile, readFileSync(join(ROOT, "profiles", "dask-localcluster-2x2-quiet.yaml"), "utf8") + "\nhost:\n  cores: 2\n  load: 2.0\n");
+  return { set, profile };
+}
+
+describe("scripts/fidelity.mjs task tables", () => {
+  it("replayed and jittered runs keep the spec's cpu share: under a host model they run as long as the spec", () => {
+    const { set, profile } = oneCaseSet();
+    const run = (...flags: string[]): { nominal: number; sample?: number } => {
+      const json = join(dir, `out-${flags.join("")}.json`);
+      const child = spawnSync(process.execPath, [join(ROOT, "scripts", "fidelity.mjs"), "--cluster", profile, "--json", json, ...flags, set], { encoding: "utf8" });
+      expect(child.status, child.stderr).toBe(0);
+      const row = (JSON.parse(readFileSync(json, "utf8")) as { sim: { makespan: number }; jitter?: { makespan: number }[] }[])[0]!;
+      return { nominal: row.sim.makespan, ...(row.jitter === undefined ? {} : { sample: row.jitter[0].makespan }) };
+    };
+    const { nominal, sample } = run("--jitter", "1", "--samples", "1");
+    const replayed = run("--replay").nominal;
+    // 50 sleeps of 100 ms: the spec's run, a ±1 ms sample and the replay (measured durations) all near 5 s.
+    expect(nominal).toBeGreaterThan(5);
+    expect(nominal).toBeLessThan(5.5);
+    expect(Math.abs(sample! / nominal - 1)).toBeLessThan(0.02);
+    expect(Math.abs(replayed / nominal - 1)).toBeLessThan(0.05);
+  }, 60_000);
+});
