@@ -16,16 +16,11 @@ where k = 1 means a build stops the wire for its whole length.
 """
 import argparse
 import os
-import time
 
 import numpy as np
 
 import harness  # noqa: F401  (the dask harness on sys.path)
-import dask_driver  # noqa: E402
-import fetch_probe  # noqa: E402
 import gil_probe  # noqa: E402
-from common import start_cluster, worker_addresses  # noqa: E402
-from distributed import wait  # noqa: E402
 
 def install_builds(dask_worker=None):
     """Run in each worker. The log lives on the worker's fidelity_tasks module: this script is
@@ -61,28 +56,7 @@ def overlap(a, b, spans):
 
 
 def one_run(graph):
-    c = graph["cluster"]
-    cluster, client = start_cluster(c.get("workers", 2), c.get("threads", 2), c.get("memoryLimit"))
-    try:
-        wa, wb = worker_addresses(client)[:2]
-        client.run(fetch_probe.install)
-        client.run(install_builds)
-        client.run(fetch_probe.start_ticker)
-        time.sleep(0.1)
-        for f in (fetch_probe.read_ticks, fetch_probe.read_events, read_builds):
-            client.run(f)
-        dsk, outputs = dask_driver.build(graph)
-        t0 = time.time()
-        futures = client.get(dsk, outputs, sync=False)
-        wait(futures)
-        t1 = time.time()
-        ticks = client.run(fetch_probe.read_ticks)
-        events = client.run(fetch_probe.read_events)
-        builds = client.run(read_builds)
-        del futures
-    finally:
-        client.close()
-        cluster.close()
+    (wa, wb), t0, t1, ticks, events, builds = gil_probe.probed_run(graph, install_builds, read_builds)
     spans = {w: [(s, e) for s, e, n in builds[w] if n > 0] for w in (wa, wb)}
     rows = []
     for recv, send in ((wa, wb), (wb, wa)):

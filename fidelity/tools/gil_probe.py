@@ -71,16 +71,21 @@ def transfers(recv, send):
     return out
 
 
-def one_run(graph):
+def probed_run(graph, install=None, read=None):
+    """One run of `graph` on a fresh LocalCluster with fetch_probe's timestamps and ticker in both
+    workers (and `install` run there too, `read` read back after): (workers, t0, t1, ticks,
+    events, what `read` returned per worker or None)."""
     c = graph["cluster"]
     cluster, client = start_cluster(c.get("workers", 2), c.get("threads", 2), c.get("memoryLimit"))
     try:
-        wa, wb = worker_addresses(client)[:2]
+        workers = worker_addresses(client)[:2]
         client.run(fetch_probe.install)
+        if install is not None:
+            client.run(install)
         client.run(fetch_probe.start_ticker)
         time.sleep(0.1)
-        client.run(fetch_probe.read_ticks)
-        client.run(fetch_probe.read_events)
+        for f in (fetch_probe.read_ticks, fetch_probe.read_events) + ((read,) if read is not None else ()):
+            client.run(f)
         dsk, outputs = dask_driver.build(graph)
         t0 = time.time()
         futures = client.get(dsk, outputs, sync=False)
@@ -88,10 +93,16 @@ def one_run(graph):
         t1 = time.time()
         ticks = client.run(fetch_probe.read_ticks)
         events = client.run(fetch_probe.read_events)
+        extra = client.run(read) if read is not None else None
         del futures
     finally:
         client.close()
         cluster.close()
+    return workers, t0, t1, ticks, events, extra
+
+
+def one_run(graph):
+    (wa, wb), t0, t1, ticks, events, _ = probed_run(graph)
     out = {"wall": t1 - t0, "transfers": [], "ticks": {}}
     for recv, send in ((wa, wb), (wb, wa)):
         out["transfers"] += transfers(events[recv], events[send])
