@@ -104,12 +104,7 @@ def main():
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--out")
     a = p.parse_args()
-    with open(a.graph) as f:
-        import json
-        graph = json.load(f)
-    out = {"graph": os.path.basename(a.graph), "load_before": round(os.getloadavg()[0], 2), "runs": []}
-    for _ in range(a.runs):
-        out["runs"].append(one_run(graph))
+    out = gil_probe.runs_of(a.graph, a.runs, one_run)
     out["fit_all"] = fit([t for r in out["runs"] for t in r["transfers"]])
     out["load_after"] = round(os.getloadavg()[0], 2)
     harness.emit(out, a.out)

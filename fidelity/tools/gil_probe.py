@@ -129,16 +129,22 @@ def summary(xs):
     }
 
 
+def runs_of(path, runs, run):
+    """`runs` runs of the graph at `path` by `run`, with the load before: the tools' JSON object so far."""
+    with open(path) as f:
+        graph = json.load(f)
+    out = {"graph": os.path.basename(path), "load_before": round(os.getloadavg()[0], 2), "runs": []}
+    for _ in range(runs):
+        out["runs"].append(run(graph))
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("graph")
     p.add_argument("--runs", type=int, default=2)
     a = p.parse_args()
-    with open(a.graph) as f:
-        graph = json.load(f)
-    out = {"graph": os.path.basename(a.graph), "load_before": round(os.getloadavg()[0], 2), "runs": []}
-    for _ in range(a.runs):
-        out["runs"].append(one_run(graph))
+    out = runs_of(a.graph, a.runs, one_run)
     rows = [t for r in out["runs"] for t in r["transfers"] if t["bytes"] > 0 and t["wire"] is not None and t["deserialise"] is not None]
     mb = sum(t["bytes"] for t in rows) / 1e6 or 1
     out["per_MB_ms"] = {
