@@ -24,6 +24,12 @@ export interface TaskModel {
    * `duration − elapsed` does. The rest of the part's wait adds, as it always did.
    */
   readonly build?: number;
+  /**
+   * Seconds of the "thread-noncpu" part that are its sleep's lateness (the overheads'
+   * `taskOverrun`), with `build` only: a build's wait that leaves no sleep leaves no lateness
+   * either, as `work` does not sleep at all then.
+   */
+  readonly overrun?: number;
 }
 
 /** Runs a part's CPU seconds under its worker's GIL; `onEnd` hears how many it ran (fewer when `signal` aborts it). */
@@ -92,6 +98,9 @@ export function validateTaskModel(value: unknown, key: string): TaskModel {
   if (model.build !== undefined && (typeof model.build !== "number" || !Number.isFinite(model.build) || model.build < 0)) {
     throw new TypeError(`${taskModelOf(key)}: build must be a finite number of seconds ≥ 0, got ${describe(model.build)}`);
   }
+  if (model.overrun !== undefined && (typeof model.overrun !== "number" || !Number.isFinite(model.overrun) || model.overrun < 0)) {
+    throw new TypeError(`${taskModelOf(key)}: overrun must be a finite number of seconds ≥ 0, got ${describe(model.overrun)}`);
+  }
   return value as TaskModel;
 }
 
@@ -121,7 +130,9 @@ export class SimulatedExecutor implements Executor {
     for (const activity in model.durations) {
       let seconds = model.durations[activity] as number;
       if (buildWait > 0 && activity === "thread-noncpu") {
-        seconds = Math.max(0, seconds - buildWait);
+        // What is left of the sleep, its lateness only while some sleep is.
+        const left = seconds - buildWait;
+        seconds = left > (model.overrun ?? 0) ? left : 0;
         buildWait = 0;
         if (seconds === 0) continue;
       }
