@@ -32,7 +32,7 @@ export interface TaskModel {
   readonly overrun?: number;
 }
 
-/** Runs a part's CPU seconds under its worker's GIL; `onEnd` hears how many it ran (fewer when `signal` aborts it). */
+/** Runs a part's CPU seconds under its worker's GIL; `onEnd` hears how many it ran (fewer when `signal` aborts it; not called: all of them, first). */
 export type GilRun = (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => Promise<void>;
 
 /** The error a failing task model throws. */
@@ -178,13 +178,14 @@ async function holdingGil(
   signal: AbortSignal,
 ): Promise<number> {
   const start = clock.now();
-  // A part cancelled while it shared the lock ran less CPU than the wall time it held a thread.
-  let cpuDone = 0;
+  // A part cancelled while it shared the lock ran less CPU than the wall time it held a thread;
+  // a lock that never says (an embedder's own GilRun) ran its CPU seconds first.
+  let cpuDone: number | undefined;
   try {
     await gil(seconds, signal, (cpu) => (cpuDone = cpu));
   } finally {
     const end = clock.now();
-    const cpuEnd = Math.min(end, start + cpuDone);
+    const cpuEnd = Math.min(end, start + (cpuDone ?? seconds));
     span.child("thread-cpu", { startTime: start }).end(cpuEnd);
     if (end > cpuEnd) span.child("thread-noncpu", { startTime: cpuEnd }).end(end);
   }
