@@ -24,9 +24,15 @@ export interface TaskModel {
    * `duration − elapsed` does. The rest of the part's wait adds, as it always did.
    */
   readonly build?: number;
+  /**
+   * Seconds of the "thread-noncpu" part that are its sleep's lateness (the overheads'
+   * `taskOverrun`), with `build` only: a build's wait that leaves no sleep leaves no lateness
+   * either, as `work` does not sleep at all then.
+   */
+  readonly overrun?: number;
 }
 
-/** Runs a part's CPU seconds under its worker's GIL; `onEnd` hears how many it ran (fewer when `signal` aborts it). */
+/** Runs a part's CPU seconds under its worker's GIL; `onEnd` hears how many it ran (fewer when `signal` aborts it; not called: all of them, first). */
 export type GilRun = (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => Promise<void>;
 
 /** The error a failing task model throws. */
@@ -92,6 +98,9 @@ export function validateTaskModel(value: unknown, key: string): TaskModel {
   if (model.build !== undefined && (typeof model.build !== "number" || !Number.isFinite(model.build) || model.build < 0)) {
     throw new TypeError(`${taskModelOf(key)}: build must be a finite number of seconds ≥ 0, got ${describe(model.build)}`);
   }
+  if (model.overrun !== undefined && (typeof model.overrun !== "number" || !Number.isFinite(model.overrun) || model.overrun < 0)) {
+    throw new TypeError(`${taskModelOf(key)}: overrun must be a finite number of seconds ≥ 0, got ${describe(model.overrun)}`);
+  }
   return value as TaskModel;
 }
 
@@ -121,7 +130,9 @@ export class SimulatedExecutor implements Executor {
     for (const activity in model.durations) {
       let seconds = model.durations[activity] as number;
       if (buildWait > 0 && activity === "thread-noncpu") {
-        seconds = Math.max(0, seconds - buildWait);
+        // What is left of the sleep, its lateness only while some sleep is.
+        const left = seconds - buildWait;
+        seconds = left > (model.overrun ?? 0) ? left : 0;
         buildWait = 0;
         if (seconds === 0) continue;
       }
@@ -167,13 +178,14 @@ async function holdingGil(
   signal: AbortSignal,
 ): Promise<number> {
   const start = clock.now();
-  // A part cancelled while it shared the lock ran less CPU than the wall time it held a thread.
-  let cpuDone = 0;
+  // A part cancelled while it shared the lock ran less CPU than the wall time it held a thread;
+  // a lock that never says (an embedder's own GilRun) ran its CPU seconds first.
+  let cpuDone: number | undefined;
   try {
     await gil(seconds, signal, (cpu) => (cpuDone = cpu));
   } finally {
     const end = clock.now();
-    const cpuEnd = Math.min(end, start + cpuDone);
+    const cpuEnd = Math.min(end, start + (cpuDone ?? seconds));
     span.child("thread-cpu", { startTime: start }).end(cpuEnd);
     if (end > cpuEnd) span.child("thread-noncpu", { startTime: cpuEnd }).end(end);
   }

@@ -26,7 +26,8 @@ export class TaskModels {
     const bandwidth = g.buildBandwidth[id]!;
     const build = bandwidth > 0 ? g.nbytes[id]! / bandwidth : 0;
     const durations: Record<string, number> = {};
-    if (build > 0) buildDurations(durations, duration, cpu, build, cpu < 1 ? this.overrun(duration) : 0);
+    let overrun = 0;
+    if (build > 0) overrun = buildDurations(durations, duration, cpu, build, cpu < 1 ? this.overrun(duration) : 0);
     else {
       if (cpu > 0) durations["thread-cpu"] = duration * cpu;
       if (cpu < 1) durations["thread-noncpu"] = duration * (1 - cpu) + this.overrun(duration);
@@ -35,8 +36,8 @@ export class TaskModels {
     let model: TaskModel = fail
       ? { durations, outputBytes: g.nbytes[id]!, fail: `simulated failure of ${g.keys[id]}` }
       : { durations, outputBytes: g.nbytes[id]! };
-    // Only a task that builds or holds the GIL carries the field: the others' models stay as they were.
-    if (build > 0) model = { ...model, build };
+    // Only a task that builds or holds the GIL carries the fields: the others' models stay as they were.
+    if (build > 0) model = overrun > 0 ? { ...model, build, overrun } : { ...model, build };
     return g.gil[id] === 1 ? { ...model, gil: true } : model;
   }
 
@@ -56,10 +57,12 @@ export class TaskModels {
  * A task that builds its output (B seconds) first, as the fidelity tasks' `work` does: the
  * build is CPU counted inside the duration D, so the CPU part is c·D + B and the sleep what is
  * left, max(0, (1 − c)·D − B), late by `overrun` when there is one (no sleep, no lateness).
- * The task takes max(D, c·D + B) before any wait for a core.
+ * The task takes max(D, c·D + B) before any wait for a core. Returns the lateness the sleep carries.
  */
-function buildDurations(durations: Record<string, number>, duration: number, cpu: number, build: number, overrun: number): void {
+function buildDurations(durations: Record<string, number>, duration: number, cpu: number, build: number, overrun: number): number {
   durations["thread-cpu"] = duration * cpu + build;
   const rest = duration * (1 - cpu) - build;
-  if (rest > 0) durations["thread-noncpu"] = rest + overrun;
+  if (rest <= 0) return 0;
+  durations["thread-noncpu"] = rest + overrun;
+  return overrun;
 }

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GraphBuilder, NO_OVERHEADS, simulate, validateSpec, type SimReport, type TaskInit, type Workload } from "../../src/sim/index.js";
 import { workerGil } from "../../src/sim/gil.js";
+import { validateTaskModel } from "../../src/sim/simulated-executor.js";
 import { ClusterCpu, HostCpu } from "../../src/sim/host-cpu.js";
 import { MaxMinNetwork } from "../../src/sim/network/index.js";
 import { VirtualClock } from "../../src/worker/index.js";
@@ -73,6 +74,18 @@ describe("a task that builds its output (buildBandwidth)", () => {
     expect(spanOf(await run(tasks([{ duration: 0.1, nbytes: 6e6, cpuShare: 0, buildBandwidth: 100e6 }]), host))).toBeCloseTo(0.12, 12);
   });
 
+  it("a build whose wait eats the sleep leaves no lateness behind: the task is not late, whatever its overrun", async () => {
+    // D 0.1, B 0.06 at share 1/2 (0.12 s on the core): the sleep D − B = 0.04 s is eaten by the
+    // build's 0.06 s wait, so `work` sleeps not at all and the task takes 0.12 s. With a mean
+    // overrun of 1 s every drawn lateness lies beyond the 0.02 s the wait has left of it.
+    const host = { cores: 1, load: 1, slice: 0, schedulerHost: null };
+    for (const seed of [1, 2, 3]) {
+      const workload = tasks([{ duration: 0.1, nbytes: 6e6, cpuShare: 0, buildBandwidth: 100e6 }]);
+      const report = (await simulate(workload, { workers: 1, threads: 1, network: "instant", seed, cluster: { overheads: { ...NO_OVERHEADS, taskOverrun: 1 }, host } })).report;
+      expect(spanOf(report)).toBeCloseTo(0.12, 12);
+    }
+  });
+
   it("splits one CPU part's wait by its seconds: the build's share comes off the sleep, the task's own share adds", async () => {
     // D 0.2, cpu 0.5, B 0.02 at share 1/2: the CPU part's 0.12 s take 0.24 s; 0.02 s of the wait
     // is the build's, 0.1 s the task's own; the sleep 0.1 − 0.02 − 0.02 = 0.06 s: D + 0.1 in all.
@@ -124,6 +137,14 @@ describe("a task that builds its output (buildBandwidth)", () => {
     const plain = await run(tasks(list, true), { cores: 1, load: 1 });
     const built = await run(tasks(list.map((t) => ({ ...t, buildBandwidth: 1e6 })), true), { cores: 1, load: 1 });
     expect(JSON.stringify(built)).toBe(JSON.stringify(plain));
+  });
+
+  it("a task model's build and overrun are finite seconds ≥ 0, else the model's error names the field", () => {
+    const model = (extra: object): unknown => ({ durations: { "thread-cpu": 0.1, "thread-noncpu": 0.1 }, outputBytes: 0, ...extra });
+    expect(validateTaskModel(model({ build: 0.05, overrun: 0.01 }), "k")).toMatchObject({ build: 0.05, overrun: 0.01 });
+    for (const [field, value] of [["build", -1], ["build", Number.NaN], ["overrun", -0.5], ["overrun", Number.POSITIVE_INFINITY], ["overrun", "1"]] as const) {
+      expect(() => validateTaskModel(model({ [field]: value }), "k")).toThrow(new RegExp(`${field} must be a finite number of seconds`));
+    }
   });
 
   it("reads the field in specs and task tables, as bytes/s or a size", () => {

@@ -172,6 +172,22 @@ describe("the GIL of a worker process", () => {
     expect(parts(spans[0]!)).toEqual({ "thread-cpu": 1, "thread-noncpu": 0.5 });
   });
 
+  it("a lock of the embedder's own that never calls onEnd: the part's CPU seconds come first, as before onEnd existed", async () => {
+    const clock = new VirtualClock({ settle: "microtasks" });
+    // Its own lock: every part takes twice its CPU seconds, and says nothing of what it ran.
+    const executor = new SimulatedExecutor(undefined, (seconds) => new Promise<void>((resolve) => void clock.setTimer(clock.now() + 2 * seconds, resolve)));
+    const span = new Span(["execute", "py"], { clock }).start(0);
+    const run = executor.execute({ key: "py-0", runSpec: { durations: { "thread-cpu": 1 }, outputBytes: 0, gil: true } } as Parameters<SimulatedExecutor["execute"]>[0], {
+      span,
+      clock,
+      signal: new AbortController().signal,
+    });
+    await clock.runUntilIdle();
+    await run;
+    const parts = Object.fromEntries(span.end().toRecord().children.map((c) => [c.name.join("/"), (c.endTime ?? 0) - c.startTime]));
+    expect(parts).toEqual({ "thread-cpu": 1, "thread-noncpu": 1 });
+  });
+
   it("late in a long run (a coarse float step) holders of odd lengths still all end, in processor-sharing order", async () => {
     const clock = new VirtualClock({ settle: "microtasks" });
     const gil = new Gil(clock);

@@ -42,7 +42,6 @@ export class SchedulerCore extends Lifecycle {
   private nextRunId = 0;
   private stopped = false;
 
-
   constructor(
     graph: TaskGraph,
     workers: ReadonlyArray<{ address: string; nthreads: number }>,

@@ -15,14 +15,18 @@ export type ReplicaDrops = Map<number, number[]>;
 
 const NONE: ReplicaDrops = new Map();
 
-/** One ReduceReplicas pass over the replicated tasks; the caller enacts the drops. */
+/** One ReduceReplicas pass over the replicated tasks; the caller enacts the drops. O(holders) per drop, not O(workers). */
 export function planReplicaDrops(cluster: ClusterState, graph: TaskGraph, status: Uint8Array): ReplicaDrops {
   if (cluster.replicated.size === 0) return NONE;
-  const memory = new Float64Array(cluster.workers.length);
+  const n = cluster.workers.length;
+  const memory = new Float64Array(n);
   for (const ws of cluster.workers) memory[ws.index] = ws.nbytes;
+  // Python's set order is address order here: a tie of the dropper's key goes to the first.
+  const rank = new Int32Array(n);
+  cluster.byAddress.forEach((w, i) => (rank[w] = i));
+  const pending = new Uint8Array(n);
   const drops: ReplicaDrops = new Map();
   const processingOn = new Set<number>();
-  const pending: number[] = [];
   for (const task of cluster.replicated) {
     if (status[task] !== TaskStatus.Memory) continue;
     processingOn.clear();
@@ -34,16 +38,18 @@ export function planReplicaDrops(cluster: ClusterState, graph: TaskGraph, status
       else if (s === TaskStatus.Waiting || s === TaskStatus.Queued || s === TaskStatus.NoWorker) unplaced++;
     }
     const holders = cluster.whoHas(task);
-    pending.length = 0;
+    let dropped = 0;
     for (let excess = holders.length - Math.max(1, processingOn.size + unplaced); excess > 0; excess--) {
-      const worker = dropper(cluster, holders, processingOn, pending, memory);
+      const worker = dropper(cluster, holders, processingOn, pending, dropped, memory, rank);
       if (worker < 0) break;
-      pending.push(worker);
+      pending[worker] = 1;
+      dropped++;
       memory[worker] = Math.max(0, memory[worker]! - cluster.taskBytes[task]!);
       const planned = drops.get(worker);
       if (planned === undefined) drops.set(worker, [task]);
       else planned.push(task);
     }
+    if (dropped > 0) for (const w of holders) pending[w] = 0;
   }
   return drops;
 }
@@ -52,16 +58,26 @@ export function planReplicaDrops(cluster: ClusterState, graph: TaskGraph, status
  * `_find_dropper`: the holder to lose a copy, or -1 — never the last copy, never a worker
  * where a waiter is processing, and not the one running holder left when the others that
  * have waiters processing are all paused (its ping-pong guard against RetireWorker).
+ * `pending` marks the `dropped` holders already planned to lose theirs.
  */
-function dropper(cluster: ClusterState, holders: readonly number[], processingOn: ReadonlySet<number>, pending: readonly number[], memory: Float64Array): number {
-  if (holders.length - pending.length < 2) return -1;
+function dropper(
+  cluster: ClusterState,
+  holders: readonly number[],
+  processingOn: ReadonlySet<number>,
+  pending: Uint8Array,
+  dropped: number,
+  memory: Float64Array,
+  rank: Int32Array,
+): number {
+  if (holders.length - dropped < 2) return -1;
   let best = -1;
+  let bestRunning = false;
   let candidates = 0;
   let withWaiters = 0;
   let withWaitersRunning = 0;
-  // max() over a set: the first of the largest (not running first, then memory), address order standing in for Python's set order.
-  for (const w of cluster.byAddress) {
-    if (!holders.includes(w) || pending.includes(w)) continue;
+  // max() over a set: the largest (not running first, then memory), the first in address order of those.
+  for (const w of holders) {
+    if (pending[w] === 1) continue;
     const running = cluster.workers[w]!.status === "running";
     if (processingOn.has(w)) {
       withWaiters++;
@@ -69,12 +85,11 @@ function dropper(cluster: ClusterState, holders: readonly number[], processingOn
       continue;
     }
     candidates++;
-    if (best < 0) best = w;
-    else {
-      const bestRunning = cluster.workers[best]!.status === "running";
-      if ((bestRunning && !running) || (bestRunning === running && memory[w]! > memory[best]!)) best = w;
+    if (best < 0 || (bestRunning && !running) || (bestRunning === running && (memory[w]! > memory[best]! || (memory[w] === memory[best] && rank[w]! < rank[best]!)))) {
+      best = w;
+      bestRunning = running;
     }
   }
-  if (best >= 0 && candidates === 1 && cluster.workers[best]!.status === "running" && withWaiters > 0 && withWaitersRunning === 0) return -1;
+  if (best >= 0 && candidates === 1 && bestRunning && withWaiters > 0 && withWaitersRunning === 0) return -1;
   return best;
 }
