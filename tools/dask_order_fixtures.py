@@ -176,6 +176,22 @@ def dask_test_graphs():
     return graphs
 
 
+def overflow_graphs():
+    """Graphs whose metrics pass 2^53 (sums over exponentially many paths)."""
+    out = []
+    for length in (90, 150):  # each task needs the two before it: Fibonacci totals
+        deps = [[]] + [[i - 1] + ([i - 2] if i > 1 else []) for i in range(1, length)]
+        deps += [[i] for i in range(0, length, 7)]  # side branches off the ladder
+        out.append({"name": "overflow-ladder-%d" % length, "keys": ["x-%d" % i for i in range(len(deps))], "deps": deps})
+    for width, layers in ((3, 40), (4, 30)):  # full bipartite layers
+        deps = [[] for _ in range(width)]
+        for layer in range(1, layers):
+            prev = list(range((layer - 1) * width, layer * width))
+            deps += [prev if j else prev[:1] for j in range(width)]
+        out.append({"name": "overflow-layers-%dx%d" % (width, layers), "keys": ["('l', %d)" % i for i in range(len(deps))], "deps": deps})
+    return out
+
+
 def ranks(graph):
     from dask.order import order
 
@@ -197,7 +213,7 @@ def main():
     src, out = sys.argv[1], sys.argv[2]
     exported = json.load(open(src))["graphs"]
     graphs, seen = [], {}
-    for g in exported + dask_test_graphs() + [random_graph(s) for s in range(int(os.environ.get("ORDER_RANDOM", "600")))]:
+    for g in exported + dask_test_graphs() + overflow_graphs() + [random_graph(s) for s in range(int(os.environ.get("ORDER_RANDOM", "600")))]:
         sig = json.dumps([g["keys"], g["deps"]])
         if sig in seen:
             seen[sig].setdefault("aliases", []).append(g["name"])

@@ -10,7 +10,9 @@
 // iterates in id order (dependents ascending, dependencies as the graph holds them), which is
 // one of the orders dask may take; everywhere else the result is dask's exactly
 // (test/sim/dask-order.test.ts checks every fixture that is the same under several hash
-// seeds). Counts that Python keeps as big ints are doubles here: exact below 2^53.
+// seeds). The metrics are sums that grow with the number of paths (Python keeps them as big
+// ints): doubles while every one is below 2^53, else computed again as bigints and replaced by
+// their ranks, which order the same (only two tests multiply them, and those use the bigints).
 import { pythonStrCompare } from "../util/python-str.js";
 
 export interface OrderGraph {
@@ -51,6 +53,8 @@ class DaskOrder {
   private stamp = 0;
   /** 1: the single root was removed from this task's dependents set (order.py 392-396). */
   private readonly rootRemoved: Uint8Array;
+  /** The partition keys as bigints, when a metric passed 2^53 (exactMetrics). */
+  private pkBig: bigint[] | undefined;
   private i = 0;
   private skipRootNode = false;
   private root = -1;
@@ -149,6 +153,73 @@ class DaskOrder {
       this.partitionKeys[t] =
         (this.minDependencies[t]! - this.totalDependencies[t]! + 1) * (this.totalDependents[t]! - this.minHeights[t]!);
     }
+    const safe = (a: Float64Array): boolean => a.every((v) => Math.abs(v) <= Number.MAX_SAFE_INTEGER);
+    if (!(safe(this.totalDependencies) && safe(this.totalDependents) && safe(this.partitionKeys))) this.exactMetrics();
+  }
+
+  /** The metrics again in bigints (graph_metrics' sums over many paths), stored as ranks. */
+  private exactMetrics(): void {
+    const { n, depStart, deps, dStart, dents } = this;
+    const totalDeps: bigint[] = new Array<bigint>(n);
+    const totalDents: bigint[] = new Array<bigint>(n);
+    const minDeps: bigint[] = new Array<bigint>(n);
+    const maxDeps: bigint[] = new Array<bigint>(n);
+    const pending = new Int32Array(n);
+    const stack: number[] = [];
+    for (let t = 0; t < n; t++) if ((pending[t] = depStart[t + 1]! - depStart[t]!) === 0) stack.push(t);
+    while (stack.length > 0) {
+      const key = stack.pop()!;
+      let total = 1n;
+      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) total += totalDeps[deps[e]!]!;
+      totalDeps[key] = total;
+      for (let e = dStart[key]!; e < dStart[key + 1]!; e++) if (--pending[dents[e]!] === 0) stack.push(dents[e]!);
+    }
+    for (let t = 0; t < n; t++) if ((pending[t] = dStart[t + 1]! - dStart[t]!) === 0) stack.push(t);
+    while (stack.length > 0) {
+      const key = stack.pop()!;
+      if (dStart[key] === dStart[key + 1]) {
+        totalDents[key] = 1n;
+        minDeps[key] = maxDeps[key] = totalDeps[key]!;
+      } else {
+        let total = 1n;
+        let lo = -1n;
+        let hi = -1n;
+        for (let e = dStart[key]!; e < dStart[key + 1]!; e++) {
+          const p = dents[e]!;
+          total += totalDents[p]!;
+          if (lo < 0n || minDeps[p]! < lo) lo = minDeps[p]!;
+          if (maxDeps[p]! > hi) hi = maxDeps[p]!;
+        }
+        totalDents[key] = total;
+        minDeps[key] = lo;
+        maxDeps[key] = hi;
+      }
+      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) if (--pending[deps[e]!] === 0) stack.push(deps[e]!);
+    }
+    const pk: bigint[] = new Array<bigint>(n);
+    for (let t = 0; t < n; t++) {
+      pk[t] = (minDeps[t]! - totalDeps[t]! + 1n) * (totalDents[t]! - BigInt(this.minHeights[t]!));
+    }
+    const ranked = (values: bigint[], into: Float64Array): void => {
+      const distinct = [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const rank = new Map(distinct.map((v, r) => [v, r]));
+      for (let t = 0; t < n; t++) into[t] = rank.get(values[t]!)!;
+    };
+    ranked(totalDeps, this.totalDependencies);
+    ranked(totalDents, this.totalDependents);
+    ranked(minDeps, this.minDependencies);
+    ranked(maxDeps, this.maxDependencies);
+    ranked(pk, this.partitionKeys);
+    this.pkBig = pk;
+  }
+
+  /** c1 × partition_keys[t1] > c2 × partition_keys[t2], exactly (order.py 668, 716). */
+  private scaledGreater(c1: number, t1: number, c2: number, t2: number): boolean {
+    if (this.pkBig !== undefined) return BigInt(c1) * this.pkBig[t1]! > BigInt(c2) * this.pkBig[t2]!;
+    const left = c1 * this.partitionKeys[t1]!;
+    const right = c2 * this.partitionKeys[t2]!;
+    if (Math.abs(left) <= Number.MAX_SAFE_INTEGER && Math.abs(right) <= Number.MAX_SAFE_INTEGER) return left > right;
+    return BigInt(c1) * BigInt(this.partitionKeys[t1]!) > BigInt(c2) * BigInt(this.partitionKeys[t2]!);
   }
 
   /** initial_stack_key (140-169): negative when a sorts before b. */
@@ -514,7 +585,7 @@ class DaskOrder {
               innerStack = [dep];
               seen[dep] = 1;
               singles.set(dep2, item);
-            } else if (key === key2 && 5 * pk[item]! > 22 * key) {
+            } else if (key === key2 && this.scaledGreater(5, item, 22, dep)) {
               innerStacks.push(innerStack);
               innerStacks.push([dep2]);
               innerStack = [dep];
@@ -568,7 +639,7 @@ class DaskOrder {
               if (len === 1) {
                 innerStack = minPool;
                 seen[minPool[0]!] = 1;
-              } else if (10 * itemKey > 11 * len * len * minKey) {
+              } else if (this.scaledGreater(10, item, 11 * len * len, minPool[0]!)) {
                 if (len < 100) this.sortDesc(minPool, this.dependentsCmp);
                 for (const dep of minPool) {
                   innerStacks.push([dep]);
