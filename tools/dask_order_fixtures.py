@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Records dask.order.order's priorities for test/fixtures/dask-order.json.
 
-Reads the graphs spanwork exported (tools/export_order_graphs.ts: fidelity graphs and specs,
+Reads the graphs spanwork exported (test/tools/export-order-graphs.ts: fidelity graphs and specs,
 built-in workloads), adds seeded random DAGs of varied shapes, and runs the installed dask's
 order (2022.12.1, /usr/lib/python3/dist-packages/dask/order.py) on each, under several
 string-hash seeds: dask iterates Python sets in places, so a graph whose order differs between
 seeds is marked "stable": false (dask itself gives it no one order).
 
-  npx tsx tools/export_order_graphs.ts > /tmp/order-graphs.json
+  npx tsx test/tools/export-order-graphs.ts > /tmp/order-graphs.json
   /usr/bin/python3 tools/dask_order_fixtures.py /tmp/order-graphs.json test/fixtures/dask-order.json
 
 Needs no cluster: only `from dask.order import order`.

@@ -1,13 +1,13 @@
 // Writes, as JSON on stdout, the graphs whose dask.order priorities tools/dask_order_fixtures.py
 // records: every fidelity graph (this repo's fidelity/*/graphs and the shared set) and every
 // built-in workload at a small size, each as spanwork holds it (keys, dependency ids).
-//   npx tsx tools/export_order_graphs.ts > /tmp/order-graphs.json
+//   npx tsx test/tools/export-order-graphs.ts > /tmp/order-graphs.json
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { builtInWorkloads } from "../src/sim/workloads/index.js";
-import { loadWorkloadFile } from "../src/sim/spec.js";
-import { workloadFromSpec } from "../src/sim/workloads/from-spec.js";
-import type { TaskGraph } from "../src/sim/graph.js";
+import { builtInWorkloads } from "../../src/sim/workloads/index.js";
+import { loadWorkloadFile } from "../../src/sim/spec.js";
+import { workloadFromSpec } from "../../src/sim/workloads/from-spec.js";
+import type { TaskGraph } from "../../src/sim/graph.js";
 
 const SHARED = "/work/shared/fidelity/graphs";
 const SIZES = [1, 7, 64, 300];
@@ -38,6 +38,6 @@ for (const path of ["/work/shared/fidelity/specs", "fidelity/specs", ...sets.map
   graphs.push(exported(path.replace("/work/shared/", "shared/"), workloadFromSpec(loadWorkloadFile(path), 1).graph));
 }
 for (const [name, w] of Object.entries(builtInWorkloads)) {
-  for (const size of SIZES) graphs.push(exported(`${name}-${size}`, w.generate({ seed: 1, size }).graph));
+  for (const size of SIZES) graphs.push(exported(`${name}-${size}`, w.generate({ seed: 1, size, workers: 2, threads: 2 }).graph));
 }
 process.stdout.write(JSON.stringify({ graphs }));
