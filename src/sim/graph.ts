@@ -1,5 +1,6 @@
 // A task graph in compact form: tasks are dense integer ids, edges in CSR arrays, so a
 // million-task graph costs a few typed arrays rather than a million objects.
+import { daskOrder } from "./dask-order.js";
 import { formatLimit, LIMITS } from "./limits.js";
 
 /** Raised for a graph that cannot run: a dependency cycle, an unknown key, a duplicate key. */
@@ -36,8 +37,8 @@ export interface TaskGraph {
   readonly dependents: Int32Array;
   /** 1 for the tasks whose results the client keeps (never freed). */
   readonly isOutput: Uint8Array;
-  /** Scheduling priority rank of each task: lower runs first (a depth-first order that
-   * finishes a branch before starting the next, in the spirit of dask.order). */
+  /** Scheduling priority rank of each task: lower runs first. dask.order.order's ranks, as
+   * dask 2022.12.1's scheduler computes them (dask-order.ts). */
   readonly order: Int32Array;
   /** Number of tasks in each task's prefix group (for dask's root-ish test). */
   readonly groupSize: Int32Array;
@@ -188,7 +189,7 @@ export class GraphBuilder {
       dependentStart,
       dependents,
       isOutput,
-      order: depthFirstOrder(n, start, unique, dependentStart),
+      order: daskOrder({ size: n, keys: this.keys, depStart: start, deps: unique, dependentStart, dependents }),
       groupSize,
       groupDependencyTasks,
       group: taskGroup,
@@ -280,40 +281,6 @@ function checkAcyclic(
   const rotated = [...cycle.slice(first), ...cycle.slice(0, first)];
   rotated.push(rotated[0]!);
   throw new GraphError(`dependency cycle (a → b: a needs b): ${rotated.map((t) => keys[t]).join(" → ")}`);
-}
-
-/**
- * Post-order of a depth-first walk from every sink (in id order), dependencies in id order:
- * a task's rank comes right after its last dependency's, so one branch finishes before
- * the next starts and intermediate results can be freed early.
- */
-function depthFirstOrder(n: number, depStart: Int32Array, deps: Int32Array, dependentStart: Int32Array): Int32Array {
-  const order = new Int32Array(n).fill(-1);
-  const entered = new Uint8Array(n);
-  const cursor = new Int32Array(n);
-  const stack: number[] = [];
-  let rank = 0;
-  for (let root = 0; root < n; root++) {
-    if (dependentStart[root] !== dependentStart[root + 1]) continue;
-    stack.push(root);
-    entered[root] = 1;
-    cursor[root] = depStart[root]!;
-    while (stack.length > 0) {
-      const task = stack[stack.length - 1]!;
-      if (cursor[task]! < depStart[task + 1]!) {
-        const dep = deps[cursor[task]!++]!;
-        if (entered[dep] === 0) {
-          entered[dep] = 1;
-          cursor[dep] = depStart[dep]!;
-          stack.push(dep);
-        }
-        continue;
-      }
-      stack.pop();
-      order[task] = rank++;
-    }
-  }
-  return order;
 }
 
 function groupStatistics(

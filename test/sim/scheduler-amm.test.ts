@@ -5,16 +5,17 @@
 import { describe, expect, it } from "vitest";
 import { NO_WORKER, type PolicyFactory } from "../../src/sim/scheduler/index.js";
 import { AddKeysMsg, type RemoveReplicasEvent, type StateMachineEvent } from "../../src/state/index.js";
-import { graphOf, harness } from "./scheduler-harness.js";
+import { graphOf, harness, withDepthFirstOrder } from "./scheduler-harness.js";
 
 const removals = (events: StateMachineEvent[][]): string[][] =>
   events.map((e) => e.filter((x): x is RemoveReplicasEvent => x.kind === "RemoveReplicasEvent").flatMap((x) => [...x.keys]));
 
 describe("dask active memory manager: ReduceReplicas", () => {
+  // Depth-first priorities (a-0 before c-0; dask.order would rank c-0 first), so that
   // a-0 runs on w0 (60 B) and w1 reports a copy (add-keys, as after a fetch); c-0 (1000 B) runs
   // on w1. x-0 needs a-0 only, so it goes to a-0's holder w0; y-0 needs a-0 and c-0.
   function replicated(policy = "dask") {
-    const graph = graphOf([["a-0", []], ["c-0", []], ["x-0", ["a-0"]], ["y-0", ["a-0", "c-0"]]]);
+    const graph = withDepthFirstOrder(graphOf([["a-0", []], ["c-0", []], ["x-0", ["a-0"]], ["y-0", ["a-0", "c-0"]]]));
     const h = harness(graph, 2, 1, { clock: true, policy });
     h.scheduler.start();
     const [w0, w1] = h.flush().map(h.computes);

@@ -3,22 +3,24 @@
 import { describe, expect, it } from "vitest";
 import { SCHEDULER_POLICIES, type PolicyFactory, type SchedulerPolicy } from "../../src/sim/scheduler/index.js";
 import { AddKeysMsg } from "../../src/state/index.js";
-import { graphOf, harness } from "./scheduler-harness.js";
+import { graphOf, harness, withDepthFirstOrder } from "./scheduler-harness.js";
 
 describe("dask placement: worker_objective", () => {
-  // a-0 (A bytes) lands on w0, b-0 (10 bytes) on w1; four x tasks need a-0, so they go to its
+  // Depth-first priorities (withDepthFirstOrder: dask.order would rank b-0 first). a-0 (A bytes) lands on w0, b-0 (10 bytes) on w1; four x tasks need a-0, so they go to its
   // only holder w0, whose occupancy becomes 4 × 0.5 s (unknown prefix). join-0 needs both:
   // w0 starts it after 2 s of backlog, w1 after moving A bytes at 100 MB/s.
   function joinPlacement(aBytes: number): number {
-    const graph = graphOf([
-      ["a-0", []],
-      ["b-0", []],
-      ["x-0", ["a-0"]],
-      ["x-1", ["a-0"]],
-      ["x-2", ["a-0"]],
-      ["x-3", ["a-0"]],
-      ["join-0", ["a-0", "b-0"]],
-    ]);
+    const graph = withDepthFirstOrder(
+      graphOf([
+        ["a-0", []],
+        ["b-0", []],
+        ["x-0", ["a-0"]],
+        ["x-1", ["a-0"]],
+        ["x-2", ["a-0"]],
+        ["x-3", ["a-0"]],
+        ["join-0", ["a-0", "b-0"]],
+      ]),
+    );
     const h = harness(graph, 2);
     h.scheduler.start();
     const [w0, w1] = h.flush().map(h.computes);
@@ -64,14 +66,14 @@ describe("dask placement: worker_objective", () => {
 });
 
 describe("dask placement: a placed join's fetch counts on its worker until add-keys", () => {
-  // The shuffle's joins (issue 15): the split-holder w0 is busy, so join-0 goes to w1 and w1's
+  // Depth-first priorities, as above. The shuffle's joins (issue 15): the split-holder w0 is busy, so join-0 goes to w1 and w1's
   // occupancy gains join-0 (unknown prefix: 0.5 s) plus the 50 MB it must fetch (0.5 s at the
   // 100 MB/s estimate) until the worker's add-keys says the bytes landed (scheduler.md §4). a-0
   // on w0 feeds four x tasks (50 MB each; four is not root-ish on 2 threads, so all go to a-0's
   // holder); b-0 (10 MB) on w1; join-i needs x-i and b-0.
   function secondJoinPlacement(fetchLanded: boolean): [number, number] {
     const xs = Array.from({ length: 4 }, (_, i): [string, string[]] => [`x-${i}`, ["a-0"]]);
-    const graph = graphOf([["a-0", []], ["b-0", []], ...xs, ["join-0", ["x-0", "b-0"]], ["join-1", ["x-1", "b-0"]]]);
+    const graph = withDepthFirstOrder(graphOf([["a-0", []], ["b-0", []], ...xs, ["join-0", ["x-0", "b-0"]], ["join-1", ["x-1", "b-0"]]]));
     const h = harness(graph, 2);
     h.scheduler.start();
     const [a, b] = h.flush().map((events) => h.computes(events)[0]!);
@@ -111,15 +113,15 @@ describe("dask placement: root-ish queuing", () => {
     h.scheduler.start();
     const first = h.flush().map(h.computes);
     expect(first.map((events) => events.map((e) => e.key))).toEqual([
-      ["map-0", "map-2", "map-4"],
-      ["map-1", "map-3", "map-5"],
-    ]);
+      ["map-0", "map-10", "map-12"],
+      ["map-1", "map-11", "map-13"],
+    ]); // dask.order ranks independent roots by key, as Python compares strings: map-0, map-1, map-10, …
     expect(h.scheduler.statusName(h.id("map-6"))).toBe("queued");
     h.finish(1, first[1]![0]!);
-    expect(h.keysOf(h.flush())).toEqual([[], ["map-6"]]);
+    expect(h.keysOf(h.flush())).toEqual([[], ["map-14"]]);
     h.finish(0, first[0]![0]!);
     h.finish(0, first[0]![1]!);
-    expect(h.keysOf(h.flush())).toEqual([["map-7", "map-8"], []]);
+    expect(h.keysOf(h.flush())).toEqual([["map-15", "map-16"], []]);
   });
 
   it("pops the queue only after the stimuli dask pops it after", () => {

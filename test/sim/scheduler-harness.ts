@@ -19,6 +19,29 @@ export function graphOf(tasks: Array<[key: string, deps: string[], nbytes?: numb
   return builder.build("test");
 }
 
+/**
+ * Gives `graph` the priorities spanwork had before it followed dask.order: the post-order of a
+ * depth-first walk from every sink in id order, dependencies in id order. Placement tests whose
+ * hand-worked setups assumed them (which root lands on which worker) keep testing placement
+ * rather than dask.order (its own tests: dask-order.test.ts).
+ */
+export function withDepthFirstOrder(graph: TaskGraph): TaskGraph {
+  const n = graph.size;
+  const order = graph.order as Int32Array;
+  const entered = new Uint8Array(n);
+  let rank = 0;
+  const visit = (task: number): void => {
+    entered[task] = 1;
+    for (let e = graph.depStart[task]!; e < graph.depStart[task + 1]!; e++) {
+      const dep = graph.deps[e]!;
+      if (entered[dep] === 0) visit(dep);
+    }
+    order[task] = rank++;
+  };
+  for (let root = 0; root < n; root++) if (graph.dependentStart[root] === graph.dependentStart[root + 1]) visit(root);
+  return graph;
+}
+
 export function harness(graph: TaskGraph, workers: number, nthreads = 1, options: SchedulerOptions & { clock?: boolean } = {}) {
   const inbox: StateMachineEvent[][] = Array.from({ length: workers }, () => []);
   let now = 0;

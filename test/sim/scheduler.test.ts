@@ -9,12 +9,12 @@ describe("Scheduler", () => {
     scheduler.start();
     const first = flush().map(computes);
     expect(first.map((events) => events.map((e) => e.key))).toEqual([
-      ["map-0", "map-2", "map-4"],
-      ["map-1", "map-3", "map-5"],
-    ]);
+      ["map-0", "map-10", "map-12"],
+      ["map-1", "map-11", "map-13"],
+    ]); // dask.order ranks independent roots by key, as Python compares strings: map-0, map-1, map-10, …
     finish(1, first[1]![0]!);
     const second = flush().map(computes);
-    expect(second.map((events) => events.map((e) => e.key))).toEqual([[], ["map-6"]]);
+    expect(second.map((events) => events.map((e) => e.key))).toEqual([[], ["map-14"]]);
   });
 
   it("sends a task to the worker holding most of its dependency bytes", () => {

@@ -1,0 +1,744 @@
+// dask.order.order of dask 2022.12.1, ported line by line: the static priorities the
+// scheduler gives every task (distributed/scheduler.py 4266-4281 calls it on the graph's own
+// dependencies). It follows /usr/lib/python3/dist-packages/dask/order.py (Debian's
+// 2022.12.1+dfsg, the version the fidelity runs used): `order` 84-805, `graph_metrics`
+// 808-936, `ndependencies` 939-982, `StrComparable` 985-1009. Names below are dask's.
+//
+// Where dask iterates a Python set, the result can depend on the process's string hash seed:
+// a dependency list of ≥ 1000 pushed unsorted (order.py 357-363), a pool of ≥ 100 equal
+// partition keys (585-603, 636-661, 734-741), ≥ 10000 leaves left (797-800). There this port
+// iterates in id order (dependents ascending, dependencies as the graph holds them), which is
+// one of the orders dask may take; everywhere else the result is dask's exactly
+// (test/sim/dask-order.test.ts checks every fixture that is the same under several hash
+// seeds). The metrics are sums that grow with the number of paths (Python keeps them as big
+// ints): doubles while every one is below 2^53, else computed again as bigints and replaced by
+// their ranks, which order the same (only two tests multiply them, and those use the bigints).
+import { pythonStrCompare } from "../util/python-str.js";
+
+export interface OrderGraph {
+  readonly size: number;
+  readonly keys: readonly string[];
+  readonly depStart: Int32Array;
+  readonly deps: Int32Array;
+  readonly dependentStart: Int32Array;
+  readonly dependents: Int32Array;
+}
+
+/** Rank of each task in dask.order.order (0 runs first). */
+export function daskOrder(g: OrderGraph): Int32Array {
+  return new DaskOrder(g).run();
+}
+
+type Pools = Map<number, number[][]>;
+
+class DaskOrder {
+  private readonly n: number;
+  private readonly keys: readonly string[];
+  private readonly depStart: Int32Array;
+  private readonly deps: Int32Array;
+  private readonly dStart: Int32Array;
+  private readonly dents: Int32Array;
+  private readonly numNeeded: Int32Array;
+  private readonly totalDependencies: Float64Array;
+  private readonly totalDependents: Float64Array;
+  private readonly minDependencies: Float64Array;
+  private readonly maxDependencies: Float64Array;
+  private readonly minHeights: Int32Array;
+  private readonly maxHeights: Int32Array;
+  private readonly partitionKeys: Float64Array;
+  private readonly result: Int32Array;
+  private readonly seen: Uint8Array;
+  /** Set membership stamps for the unions dask builds with `|=`. */
+  private readonly mark: Int32Array;
+  private stamp = 0;
+  /** 1: the single root was removed from this task's dependents set (order.py 392-396). */
+  private readonly rootRemoved: Uint8Array;
+  /** The partition keys as bigints, when a metric passed 2^53 (exactMetrics). */
+  private pkBig: bigint[] | undefined;
+  private i = 0;
+  private skipRootNode = false;
+  private root = -1;
+
+  constructor(g: OrderGraph) {
+    const n = g.size;
+    this.n = n;
+    this.keys = g.keys;
+    this.depStart = g.depStart;
+    this.deps = g.deps;
+    this.dStart = g.dependentStart;
+    this.dents = g.dependents;
+    this.numNeeded = new Int32Array(n);
+    for (let t = 0; t < n; t++) this.numNeeded[t] = g.depStart[t + 1]! - g.depStart[t]!;
+    this.totalDependencies = new Float64Array(n);
+    this.totalDependents = new Float64Array(n);
+    this.minDependencies = new Float64Array(n);
+    this.maxDependencies = new Float64Array(n);
+    this.minHeights = new Int32Array(n);
+    this.maxHeights = new Int32Array(n);
+    this.partitionKeys = new Float64Array(n);
+    this.result = new Int32Array(n).fill(-1);
+    this.seen = new Uint8Array(n);
+    this.mark = new Int32Array(n);
+    this.rootRemoved = new Uint8Array(n);
+  }
+
+  private nDependents(x: number): number {
+    return this.dStart[x + 1]! - this.dStart[x]!;
+  }
+
+  private nDependencies(x: number): number {
+    return this.depStart[x + 1]! - this.depStart[x]!;
+  }
+
+  /** ndependencies (939-982) then graph_metrics (808-936): both are sums, minima and maxima
+   * over a topological walk, so any topological order gives dask's figures. */
+  private metrics(): void {
+    const { n, depStart, deps, dStart, dents } = this;
+    const pending = new Int32Array(n);
+    const stack: number[] = [];
+    for (let t = 0; t < n; t++) {
+      pending[t] = depStart[t + 1]! - depStart[t]!;
+      if (pending[t] === 0) stack.push(t);
+    }
+    while (stack.length > 0) {
+      const key = stack.pop()!;
+      let total = 1;
+      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) total += this.totalDependencies[deps[e]!]!;
+      this.totalDependencies[key] = total;
+      for (let e = dStart[key]!; e < dStart[key + 1]!; e++) {
+        const parent = dents[e]!;
+        if (--pending[parent] === 0) stack.push(parent);
+      }
+    }
+    for (let t = 0; t < n; t++) {
+      pending[t] = dStart[t + 1]! - dStart[t]!;
+      if (pending[t] === 0) stack.push(t);
+    }
+    while (stack.length > 0) {
+      const key = stack.pop()!;
+      const from = dStart[key]!;
+      const to = dStart[key + 1]!;
+      if (from === to) {
+        const val = this.totalDependencies[key]!;
+        this.totalDependents[key] = 1;
+        this.minDependencies[key] = val;
+        this.maxDependencies[key] = val;
+      } else {
+        let total = 1;
+        let minDep = Infinity;
+        let maxDep = -Infinity;
+        let minH = 0x7fffffff;
+        let maxH = 0;
+        for (let e = from; e < to; e++) {
+          const p = dents[e]!;
+          total += this.totalDependents[p]!;
+          if (this.minDependencies[p]! < minDep) minDep = this.minDependencies[p]!;
+          if (this.maxDependencies[p]! > maxDep) maxDep = this.maxDependencies[p]!;
+          if (this.minHeights[p]! < minH) minH = this.minHeights[p]!;
+          if (this.maxHeights[p]! > maxH) maxH = this.maxHeights[p]!;
+        }
+        this.totalDependents[key] = total;
+        this.minDependencies[key] = minDep;
+        this.maxDependencies[key] = maxDep;
+        this.minHeights[key] = 1 + minH;
+        this.maxHeights[key] = 1 + maxH;
+      }
+      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) {
+        const child = deps[e]!;
+        if (--pending[child] === 0) stack.push(child);
+      }
+    }
+    for (let t = 0; t < n; t++) {
+      // 246-257
+      this.partitionKeys[t] =
+        (this.minDependencies[t]! - this.totalDependencies[t]! + 1) * (this.totalDependents[t]! - this.minHeights[t]!);
+    }
+    const safe = (a: Float64Array): boolean => a.every((v) => Math.abs(v) <= Number.MAX_SAFE_INTEGER);
+    if (!(safe(this.totalDependencies) && safe(this.totalDependents) && safe(this.partitionKeys))) this.exactMetrics();
+  }
+
+  /** The metrics again in bigints (graph_metrics' sums over many paths), stored as ranks. */
+  private exactMetrics(): void {
+    const { n, depStart, deps, dStart, dents } = this;
+    const totalDeps: bigint[] = new Array<bigint>(n);
+    const totalDents: bigint[] = new Array<bigint>(n);
+    const minDeps: bigint[] = new Array<bigint>(n);
+    const maxDeps: bigint[] = new Array<bigint>(n);
+    const pending = new Int32Array(n);
+    const stack: number[] = [];
+    for (let t = 0; t < n; t++) if ((pending[t] = depStart[t + 1]! - depStart[t]!) === 0) stack.push(t);
+    while (stack.length > 0) {
+      const key = stack.pop()!;
+      let total = 1n;
+      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) total += totalDeps[deps[e]!]!;
+      totalDeps[key] = total;
+      for (let e = dStart[key]!; e < dStart[key + 1]!; e++) if (--pending[dents[e]!] === 0) stack.push(dents[e]!);
+    }
+    for (let t = 0; t < n; t++) if ((pending[t] = dStart[t + 1]! - dStart[t]!) === 0) stack.push(t);
+    while (stack.length > 0) {
+      const key = stack.pop()!;
+      if (dStart[key] === dStart[key + 1]) {
+        totalDents[key] = 1n;
+        minDeps[key] = maxDeps[key] = totalDeps[key]!;
+      } else {
+        let total = 1n;
+        let lo = -1n;
+        let hi = -1n;
+        for (let e = dStart[key]!; e < dStart[key + 1]!; e++) {
+          const p = dents[e]!;
+          total += totalDents[p]!;
+          if (lo < 0n || minDeps[p]! < lo) lo = minDeps[p]!;
+          if (maxDeps[p]! > hi) hi = maxDeps[p]!;
+        }
+        totalDents[key] = total;
+        minDeps[key] = lo;
+        maxDeps[key] = hi;
+      }
+      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) if (--pending[deps[e]!] === 0) stack.push(deps[e]!);
+    }
+    const pk: bigint[] = new Array<bigint>(n);
+    for (let t = 0; t < n; t++) {
+      pk[t] = (minDeps[t]! - totalDeps[t]! + 1n) * (totalDents[t]! - BigInt(this.minHeights[t]!));
+    }
+    const ranked = (values: bigint[], into: Float64Array): void => {
+      const distinct = [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const rank = new Map(distinct.map((v, r) => [v, r]));
+      for (let t = 0; t < n; t++) into[t] = rank.get(values[t]!)!;
+    };
+    ranked(totalDeps, this.totalDependencies);
+    ranked(totalDents, this.totalDependents);
+    ranked(minDeps, this.minDependencies);
+    ranked(maxDeps, this.maxDependencies);
+    ranked(pk, this.partitionKeys);
+    this.pkBig = pk;
+  }
+
+  /** c1 × partition_keys[t1] > c2 × partition_keys[t2], exactly (order.py 668, 716). */
+  private scaledGreater(c1: number, t1: number, c2: number, t2: number): boolean {
+    if (this.pkBig !== undefined) return BigInt(c1) * this.pkBig[t1]! > BigInt(c2) * this.pkBig[t2]!;
+    const left = c1 * this.partitionKeys[t1]!;
+    const right = c2 * this.partitionKeys[t2]!;
+    if (Math.abs(left) <= Number.MAX_SAFE_INTEGER && Math.abs(right) <= Number.MAX_SAFE_INTEGER) return left > right;
+    return BigInt(c1) * BigInt(this.partitionKeys[t1]!) > BigInt(c2) * BigInt(this.partitionKeys[t2]!);
+  }
+
+  /** initial_stack_key (140-169): negative when a sorts before b. */
+  private initialCmp = (a: number, b: number): number => {
+    const ma = this.maxDependencies[a]!;
+    const mb = this.maxDependencies[b]!;
+    if (ma !== mb) return ma > mb ? -1 : 1;
+    const na = this.nDependents(a);
+    const nb = this.nDependents(b);
+    let x = na - this.maxHeights[a]!;
+    let y = nb - this.maxHeights[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    x = this.minDependencies[a]!;
+    y = this.minDependencies[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    x = na - this.minHeights[a]!;
+    y = nb - this.minHeights[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    x = this.totalDependents[a]!;
+    y = this.totalDependents[b]!;
+    if (x !== y) return x > y ? -1 : 1;
+    if (na !== nb) return na < nb ? -1 : 1;
+    return pythonStrCompare(this.keys[a]!, this.keys[b]!);
+  };
+
+  /** dependents_key (174-186). */
+  private dependentsCmp = (a: number, b: number): number => {
+    const x = this.nDependents(a) - this.nDependencies(a) + this.numNeeded[a]!;
+    const y = this.nDependents(b) - this.nDependencies(b) + this.numNeeded[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    const ha = this.minHeights[a]!;
+    const hb = this.minHeights[b]!;
+    if (ha !== hb) return ha > hb ? -1 : 1;
+    return pythonStrCompare(this.keys[a]!, this.keys[b]!);
+  };
+
+  /** dependencies_key (188-218). */
+  private dependenciesCmp = (a: number, b: number): number => {
+    let x = this.maxDependencies[a]!;
+    let y = this.maxDependencies[b]!;
+    if (x !== y) return x > y ? -1 : 1;
+    const na = this.nDependents(a);
+    const nb = this.nDependents(b);
+    x = na + this.maxHeights[a]!;
+    y = nb + this.maxHeights[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    x = this.minDependencies[a]!;
+    y = this.minDependencies[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    x = na + this.minHeights[a]!;
+    y = nb + this.minHeights[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    x = this.totalDependencies[a]!;
+    y = this.totalDependencies[b]!;
+    if (x !== y) return x > y ? -1 : 1;
+    x = na - this.nDependencies(a) + this.numNeeded[a]!;
+    y = nb - this.nDependencies(b) + this.numNeeded[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    if (na !== nb) return na < nb ? -1 : 1;
+    x = this.totalDependents[a]!;
+    y = this.totalDependents[b]!;
+    if (x !== y) return x < y ? -1 : 1;
+    return pythonStrCompare(this.keys[a]!, this.keys[b]!);
+  };
+
+  /** finish_now_key (220-222). */
+  private finishNowCmp = (a: number, b: number): number => {
+    const x = this.nDependencies(a);
+    const y = this.nDependencies(b);
+    if (x !== y) return x > y ? -1 : 1;
+    return pythonStrCompare(this.keys[a]!, this.keys[b]!);
+  };
+
+  private sortDesc(list: number[], cmp: (a: number, b: number) => number): void {
+    list.sort((a, b) => cmp(b, a));
+  }
+
+  private minBy(list: Iterable<number>, cmp: (a: number, b: number) => number): number {
+    let best = -1;
+    for (const x of list) if (best === -1 || cmp(x, best) < 0) best = x;
+    if (best === -1) throw new Error("dask.order: min() of an empty sequence");
+    return best;
+  }
+
+  /** The dependents set of a task just run, as order.py 371-400 (and 417-438, 458-479)
+   * leave it: ready root dependents run now, the skipped root is taken out. */
+  private runAndFollow(item: number): number[] {
+    const { dStart, dents, result, numNeeded } = this;
+    result[item] = this.i++;
+    const out: number[] = [];
+    if (this.minHeights[item] === 1) {
+      const finishNow: number[] = [];
+      for (let e = dStart[item]!; e < dStart[item + 1]!; e++) {
+        const dep = dents[e]!;
+        if (this.nDependents(dep) === 0 && numNeeded[dep] === 1) finishNow.push(dep);
+        else out.push(dep);
+      }
+      if (finishNow.length > 0) {
+        if (finishNow.length > 1) finishNow.sort(this.finishNowCmp);
+        for (const dep of finishNow) result[dep] = this.i++;
+        this.finishedNow = true;
+        return out;
+      }
+      this.finishedNow = false;
+      if (this.skipRootNode) {
+        numNeeded[this.root]!--;
+        const at = out.indexOf(this.root);
+        if (at < 0) throw new Error("dask.order: the single root is not a dependent (KeyError in dask)");
+        out.splice(at, 1);
+        this.rootRemoved[item] = 1;
+      }
+      return out;
+    }
+    this.finishedNow = false;
+    for (let e = dStart[item]!; e < dStart[item + 1]!; e++) out.push(dents[e]!);
+    return out;
+  }
+
+  private finishedNow = false;
+
+  private notInResult(list: Iterable<number>): number[] {
+    const out: number[] = [];
+    for (const x of list) if (this.result[x] === -1) out.push(x);
+    return out;
+  }
+
+  private union(into: number[], from: readonly number[]): void {
+    for (const x of from) {
+      if (this.mark[x] !== this.stamp) {
+        this.mark[x] = this.stamp;
+        into.push(x);
+      }
+    }
+  }
+
+  private newUnion(): number[] {
+    this.stamp++;
+    return [];
+  }
+
+  /** len(set_difference(dependents[parent], result)) (order.py 452). */
+  private pendingDependents(parent: number): number {
+    let count = 0;
+    for (let e = this.dStart[parent]!; e < this.dStart[parent + 1]!; e++) {
+      const d = this.dents[e]!;
+      if (this.result[d] === -1 && !(this.rootRemoved[parent] === 1 && d === this.root)) count++;
+    }
+    return count;
+  }
+
+  run(): Int32Array {
+    const n = this.n;
+    if (n === 0) return new Int32Array(0);
+    this.metrics();
+    const { result, seen, numNeeded, partitionKeys: pk } = this;
+    const roots: number[] = [];
+    const leaves: number[] = [];
+    for (let t = 0; t < n; t++) {
+      if (this.nDependents(t) === 0) roots.push(t);
+      if (this.nDependencies(t) === 0) leaves.push(t);
+    }
+    this.skipRootNode = roots.length === 1 && n > 1;
+    const skipRoot = this.skipRootNode;
+    this.root = skipRoot ? roots[0]! : -1;
+    const isRoot = (x: number): boolean => skipRoot && x === this.root;
+
+    let innerStack: number[] = [this.minBy(leaves, this.initialCmp)];
+    const innerStacks: number[][] = [];
+    let nextNodes: Pools = new Map();
+    let laterNodes: Pools = new Map();
+    const outerStack: number[][] = [];
+    if (skipRoot) seen[this.root] = 1;
+    const singles = new Map<number, number>();
+    const laterSingles: number[] = [];
+    const push = (pools: Pools, key: number, vals: number[]): void => {
+      const list = pools.get(key);
+      if (list === undefined) pools.set(key, [vals]);
+      else list.push(vals);
+    };
+
+    let initStack: number[] = leaves;
+    let isInitSorted = false;
+    let item = -1;
+    let deps: number[] = [];
+    let addToInnerStack = false;
+    let processSingles = false;
+
+    for (;;) {
+      for (;;) {
+        if (innerStack.length > 0) {
+          item = innerStack.pop()!;
+          if (result[item] !== -1) continue;
+          if (numNeeded[item] !== 0) {
+            if (!isRoot(item)) {
+              innerStack.push(item);
+              const d = this.notInResult(this.deps.subarray(this.depStart[item]!, this.depStart[item + 1]!));
+              if (1 < d.length && d.length < 1000) this.sortDesc(d, this.dependenciesCmp);
+              for (const x of d) {
+                innerStack.push(x);
+                seen[x] = 1;
+              }
+            }
+            if (singles.size === 0) continue;
+            processSingles = true;
+          } else {
+            deps = this.runAndFollow(item);
+            addToInnerStack = !this.finishedNow;
+            if (deps.length > 0) {
+              for (const dep of deps) numNeeded[dep]!--;
+              processSingles = false;
+            } else continue;
+          }
+        } else if (innerStacks.length > 0) {
+          innerStack = innerStacks.pop()!;
+          continue;
+        } else if (singles.size > 0) {
+          processSingles = true;
+        } else if (laterSingles.length > 0) {
+          const acc = this.newUnion();
+          for (let single of laterSingles) {
+            if (result[single] !== -1) continue;
+            for (;;) {
+              const dep2 = this.runAndFollow(single);
+              if (dep2.length > 0) {
+                for (const dep of dep2) numNeeded[dep]!--;
+                if (dep2.length === 1) {
+                  single = dep2[0]!;
+                  if (numNeeded[single] === 0) continue;
+                }
+                this.union(acc, dep2);
+              }
+              break;
+            }
+          }
+          laterSingles.length = 0;
+          deps = this.notInResult(acc);
+          if (deps.length === 0) continue;
+          addToInnerStack = false;
+          processSingles = true;
+        } else break;
+
+        if (processSingles && singles.size > 0) {
+          const acc = this.newUnion();
+          addToInnerStack = innerStack.length > 0 || innerStacks.length > 0;
+          for (const [first, parent] of singles) {
+            let single = first;
+            if (result[single] !== -1) continue;
+            if (addToInnerStack && this.pendingDependents(parent) > 1) {
+              laterSingles.push(single);
+              continue;
+            }
+            for (;;) {
+              let dep2 = this.runAndFollow(single);
+              if (dep2.length > 0) {
+                for (const dep of dep2) numNeeded[dep]!--;
+                let alreadySeen = false;
+                if (addToInnerStack) {
+                  const seenPart = dep2.filter((x) => seen[x] === 1);
+                  if (seenPart.length > 0) {
+                    alreadySeen = true;
+                    if (dep2.length === seenPart.length) {
+                      if (seenPart.length === 1) {
+                        single = seenPart[0]!;
+                        if (numNeeded[single] === 0) continue;
+                      }
+                      break;
+                    }
+                    dep2 = dep2.filter((x) => seen[x] !== 1);
+                  }
+                }
+                if (dep2.length === 1) {
+                  const only = dep2[0]!;
+                  if (numNeeded[only] === 0) {
+                    if (!alreadySeen) {
+                      single = only;
+                      continue;
+                    }
+                    laterSingles.push(only);
+                    break;
+                  }
+                }
+                this.union(acc, dep2);
+              }
+              break;
+            }
+          }
+          deps = this.notInResult(acc);
+          singles.clear();
+          if (deps.length === 0) continue;
+          addToInnerStack = false;
+        }
+
+        // 530-771: partition the dependents.
+        const seenCount = deps.reduce((c, x) => c + seen[x]!, 0);
+        if (seenCount > 0) {
+          if (deps.length === seenCount) {
+            if (seenCount === 1) {
+              const dep = deps[0]!;
+              if (numNeeded[dep] === 0) singles.set(dep, item);
+            }
+            continue;
+          }
+          addToInnerStack = false;
+          deps = deps.filter((x) => seen[x] !== 1);
+        }
+
+        if (deps.length === 1) {
+          const dep = deps[0]!;
+          let key: number;
+          if (innerStack.length === 0) {
+            if (addToInnerStack) {
+              innerStack = [dep];
+              seen[dep] = 1;
+              continue;
+            }
+            key = pk[dep]!;
+          } else {
+            key = pk[dep]!;
+            if (key < pk[innerStack[0]!]!) {
+              innerStacks.push(innerStack);
+              innerStack = [dep];
+              seen[dep] = 1;
+              continue;
+            }
+          }
+          if (numNeeded[dep] === 0) singles.set(dep, item);
+          else if (key < pk[item]!) push(nextNodes, key, deps);
+          else push(laterNodes, key, deps);
+        } else if (deps.length === 2) {
+          let dep = deps[0]!;
+          let dep2 = deps[1]!;
+          let key = pk[dep]!;
+          let key2 = pk[dep2]!;
+          if (key2 < key || (key === key2 && this.dependentsCmp(dep2, dep) < 0)) {
+            [dep, dep2] = [dep2, dep];
+            [key, key2] = [key2, key];
+          }
+          if (innerStack.length > 0) {
+            const prevKey = pk[innerStack[0]!]!;
+            if (key2 < prevKey) {
+              innerStacks.push(innerStack);
+              innerStacks.push([dep2]);
+              innerStack = [dep];
+              seen[dep] = 1;
+              seen[dep2] = 1;
+              if (numNeeded[dep2] === 0) {
+                if (processSingles) laterSingles.push(dep2);
+                else singles.set(dep2, item);
+              }
+            } else if (key < prevKey) {
+              innerStacks.push(innerStack);
+              innerStack = [dep];
+              seen[dep] = 1;
+              if (numNeeded[dep2] === 0) {
+                if (processSingles) laterSingles.push(dep2);
+                else singles.set(dep2, item);
+              } else if (key2 < pk[item]!) push(nextNodes, key2, [dep2]);
+              else push(laterNodes, key2, [dep2]);
+            } else this.twoLater(nextNodes, laterNodes, pk[item]!, dep, key, dep2, key2, push);
+          } else if (addToInnerStack) {
+            if (numNeeded[dep2] === 0) {
+              innerStacks.push(innerStack);
+              innerStack = [dep];
+              seen[dep] = 1;
+              singles.set(dep2, item);
+            } else if (key === key2 && this.scaledGreater(5, item, 22, dep)) {
+              innerStacks.push(innerStack);
+              innerStacks.push([dep2]);
+              innerStack = [dep];
+              seen[dep] = 1;
+              seen[dep2] = 1;
+            } else {
+              innerStacks.push(innerStack);
+              innerStack = [dep];
+              seen[dep] = 1;
+              if (key2 < pk[item]!) push(nextNodes, key2, [dep2]);
+              else push(laterNodes, key2, [dep2]);
+            }
+          } else this.twoLater(nextNodes, laterNodes, pk[item]!, dep, key, dep2, key2, push);
+        } else {
+          const depPools = new Map<number, number[]>();
+          for (const dep of deps) {
+            const k = pk[dep]!;
+            const pool = depPools.get(k);
+            if (pool === undefined) depPools.set(k, [dep]);
+            else pool.push(dep);
+          }
+          const itemKey = pk[item]!;
+          if (innerStack.length > 0) {
+            const prevKey = pk[innerStack[0]!]!;
+            const nowKeys: number[] = [];
+            for (const [k, vals] of depPools) {
+              if (k < prevKey) nowKeys.push(k);
+              else if (k < itemKey) push(nextNodes, k, vals);
+              else push(laterNodes, k, vals);
+            }
+            if (nowKeys.length > 0) {
+              innerStacks.push(innerStack);
+              if (nowKeys.length > 1) nowKeys.sort((a, b) => b - a);
+              for (const k of nowKeys) {
+                const pool = depPools.get(k)!;
+                if (1 < pool.length && pool.length < 100) this.sortDesc(pool, this.dependentsCmp);
+                for (const dep of pool) {
+                  innerStacks.push([dep]);
+                  seen[dep] = 1;
+                }
+              }
+              innerStack = innerStacks.pop()!;
+            }
+          } else {
+            if (addToInnerStack) {
+              let minKey = Infinity;
+              for (const k of depPools.keys()) if (k < minKey) minKey = k;
+              const minPool = depPools.get(minKey)!;
+              depPools.delete(minKey);
+              const len = minPool.length;
+              if (len === 1) {
+                innerStack = minPool;
+                seen[minPool[0]!] = 1;
+              } else if (this.scaledGreater(10, item, 11 * len * len, minPool[0]!)) {
+                if (len < 100) this.sortDesc(minPool, this.dependentsCmp);
+                for (const dep of minPool) {
+                  innerStacks.push([dep]);
+                  seen[dep] = 1;
+                }
+                innerStack = innerStacks.pop()!;
+              } else {
+                innerStack = [len < 100 ? this.minBy(minPool, this.dependentsCmp) : minPool.pop()!];
+                push(nextNodes, minKey, minPool);
+                seen[innerStack[0]!] = 1;
+              }
+            }
+            for (const [k, vals] of depPools) {
+              if (k < itemKey) push(nextNodes, k, vals);
+              else push(laterNodes, k, vals);
+            }
+          }
+        }
+      }
+
+      if (this.i === n) break;
+
+      if (nextNodes.size > 0) {
+        const ks = [...nextNodes.keys()].sort((a, b) => b - a);
+        for (const k of ks) {
+          const lists = nextNodes.get(k)!;
+          for (let j = lists.length - 1; j >= 0; j--) outerStack.push(lists[j]!);
+        }
+        nextNodes = new Map();
+      }
+
+      while (outerStack.length > 0) {
+        const d = this.notInResult(outerStack.pop()!);
+        if (d.length > 0) {
+          if (1 < d.length && d.length < 100) this.sortDesc(d, this.dependentsCmp);
+          for (const dep of d) {
+            innerStacks.push([dep]);
+            seen[dep] = 1;
+          }
+          break;
+        }
+      }
+
+      if (innerStacks.length > 0) continue;
+
+      if (laterNodes.size > 0) {
+        [nextNodes, laterNodes] = [laterNodes, nextNodes];
+        continue;
+      }
+
+      if (!isInitSorted) {
+        const prevLen = initStack.length;
+        initStack = this.notInResult(initStack);
+        const N = initStack.length;
+        const m = prevLen - N;
+        if (m >= N || N + (N - m) * Math.log(N - m) < N * Math.log(N)) {
+          item = this.minBy(initStack, this.initialCmp);
+          continue;
+        }
+        // At ≥ 10000 leaves dask pops them in its set's (hash) order (797-800): here in id order,
+        // which costs no sort of a million keys.
+        if (initStack.length < 10000) this.sortDesc(initStack, this.initialCmp);
+        else initStack.reverse();
+        isInitSorted = true;
+      }
+
+      if (isRoot(item)) item = this.popInit(initStack);
+      while (result[item] !== -1) item = this.popInit(initStack);
+      innerStack.push(item);
+    }
+    return result;
+  }
+
+  private popInit(stack: number[]): number {
+    const x = stack.pop();
+    if (x === undefined) throw new Error("dask.order: pop from an empty init stack");
+    return x;
+  }
+
+  /** 620-629 and 680-689: both dependents wait in next_nodes or later_nodes. */
+  private twoLater(
+    nextNodes: Pools,
+    laterNodes: Pools,
+    itemKey: number,
+    dep: number,
+    key: number,
+    dep2: number,
+    key2: number,
+    push: (pools: Pools, key: number, vals: number[]) => void,
+  ): void {
+    if (key2 < itemKey) {
+      push(nextNodes, key, [dep]);
+      push(nextNodes, key2, [dep2]);
+    } else if (key < itemKey) {
+      push(nextNodes, key, [dep]);
+      push(laterNodes, key2, [dep2]);
+    } else {
+      push(laterNodes, key, [dep]);
+      push(laterNodes, key2, [dep2]);
+    }
+  }
+}
