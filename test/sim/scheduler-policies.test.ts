@@ -191,3 +191,21 @@ describe("a policy that misbehaves stops the run, naming the policy, the call an
     expect(h.scheduler.failure).toBeNull();
   });
 });
+
+describe("dependents a finished task makes ready", () => {
+  it("are placed best priority first, as dask's _add_to_memory and _transitions do, not in id order", () => {
+    // r's dependents in id order t-9, t-10, t-2; dask.order ranks them by their keys as Python strings.
+    const graph = graphOf([["r", []], ["t-9", ["r"]], ["t-10", ["r"]], ["t-2", ["r"]]]);
+    const ids = ["t-9", "t-10", "t-2"].map((k) => graph.idOf(k)!);
+    const byPriority = [...ids].sort((a, b) => graph.order[a]! - graph.order[b]!).map((i) => graph.keys[i]);
+    expect(byPriority).not.toEqual(["t-9", "t-10", "t-2"]);
+    // round-robin hands ready tasks to the workers in turn: the order it is asked in shows.
+    const h = harness(graph, 3, 1, { policy: "round-robin" });
+    h.scheduler.start();
+    const [root] = h.computes(h.flush()[0]!);
+    h.finish(0, root!);
+    const placed = h.keysOf(h.flush());
+    // The round-robin's turn went on from worker 1 after r; so the first placed goes to worker 1.
+    expect([placed[1]![0], placed[2]![0], placed[0]![0]]).toEqual(byPriority);
+  });
+});

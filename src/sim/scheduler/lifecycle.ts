@@ -140,10 +140,23 @@ export abstract class Lifecycle {
       this.pendingDependents[dep]!--;
       this.maybeFree(dep);
     }
+    // dask's _add_to_memory recommends them sorted by priority, worst first, and _transitions
+    // pops its recommendations last in, first out: the dependents it made ready are placed best
+    // priority first (after the dependencies nothing needs any more are released, as above).
+    // One made ready (the common case) allocates nothing; placing may not re-enter here with
+    // a shared buffer half read.
+    let first = -1;
+    let more: number[] | null = null;
     for (let e = g.dependentStart[id]!; e < g.dependentStart[id + 1]!; e++) {
       const dependent = g.dependents[e]!;
-      if (this.status[dependent] === TaskStatus.Waiting && --this.waitingOn[dependent]! === 0) this.place(dependent, "ready");
+      if (this.status[dependent] !== TaskStatus.Waiting || --this.waitingOn[dependent]! !== 0) continue;
+      if (first < 0) first = dependent;
+      else (more ??= [first]).push(dependent);
     }
+    if (more !== null) {
+      more.sort((a, b) => g.order[a]! - g.order[b]!);
+      for (const dependent of more) this.place(dependent, "ready");
+    } else if (first >= 0) this.place(first, "ready");
     this.maybeFree(id);
     this.progress();
   }
