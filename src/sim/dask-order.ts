@@ -10,19 +10,12 @@
 // iterates in id order (dependents ascending, dependencies as the graph holds them), which is
 // one of the orders dask may take; everywhere else the result is dask's exactly
 // (test/sim/dask-order.test.ts checks every fixture that is the same under several hash
-// seeds). The metrics are sums that grow with the number of paths (Python keeps them as big
-// ints): doubles while every one is below 2^53, else computed again as bigints and replaced by
-// their ranks, which order the same (only two tests multiply them, and those use the bigints).
-import { pythonStrCompare } from "../util/python-str.js";
+// seeds). The metrics are dask-order-metrics.ts's, the sort keys dask-order-keys.ts's; this
+// file is the walk itself.
+import { OrderKeys } from "./dask-order-keys.js";
+import { graphMetrics, scaledGreater, type OrderGraph, type OrderMetrics } from "./dask-order-metrics.js";
 
-export interface OrderGraph {
-  readonly size: number;
-  readonly keys: readonly string[];
-  readonly depStart: Int32Array;
-  readonly deps: Int32Array;
-  readonly dependentStart: Int32Array;
-  readonly dependents: Int32Array;
-}
+export type { OrderGraph } from "./dask-order-metrics.js";
 
 /** Rank of each task in dask.order.order (0 runs first). */
 export function daskOrder(g: OrderGraph): Int32Array {
@@ -39,13 +32,6 @@ class DaskOrder {
   private readonly dStart: Int32Array;
   private readonly dents: Int32Array;
   private readonly numNeeded: Int32Array;
-  private readonly totalDependencies: Float64Array;
-  private readonly totalDependents: Float64Array;
-  private readonly minDependencies: Float64Array;
-  private readonly maxDependencies: Float64Array;
-  private readonly minHeights: Int32Array;
-  private readonly maxHeights: Int32Array;
-  private readonly partitionKeys: Float64Array;
   private readonly result: Int32Array;
   private readonly seen: Uint8Array;
   /** Set membership stamps for the unions dask builds with `|=`. */
@@ -53,8 +39,11 @@ class DaskOrder {
   private stamp = 0;
   /** 1: the single root was removed from this task's dependents set (order.py 392-396). */
   private readonly rootRemoved: Uint8Array;
-  /** The partition keys as bigints, when a metric passed 2^53 (exactMetrics). */
-  private pkBig: bigint[] | undefined;
+  /** dask's metrics of every task, computed when run() starts (graphMetrics). */
+  private m!: OrderMetrics;
+  /** dask's sort keys over them (OrderKeys), made with the metrics. */
+  private k!: OrderKeys;
+  private readonly graph: OrderGraph;
   private i = 0;
   private skipRootNode = false;
   private root = -1;
@@ -62,6 +51,7 @@ class DaskOrder {
   constructor(g: OrderGraph) {
     const n = g.size;
     this.n = n;
+    this.graph = g;
     this.keys = g.keys;
     this.depStart = g.depStart;
     this.deps = g.deps;
@@ -69,13 +59,6 @@ class DaskOrder {
     this.dents = g.dependents;
     this.numNeeded = new Int32Array(n);
     for (let t = 0; t < n; t++) this.numNeeded[t] = g.depStart[t + 1]! - g.depStart[t]!;
-    this.totalDependencies = new Float64Array(n);
-    this.totalDependents = new Float64Array(n);
-    this.minDependencies = new Float64Array(n);
-    this.maxDependencies = new Float64Array(n);
-    this.minHeights = new Int32Array(n);
-    this.maxHeights = new Int32Array(n);
-    this.partitionKeys = new Float64Array(n);
     this.result = new Int32Array(n).fill(-1);
     this.seen = new Uint8Array(n);
     this.mark = new Int32Array(n);
@@ -89,209 +72,6 @@ class DaskOrder {
   private nDependencies(x: number): number {
     return this.depStart[x + 1]! - this.depStart[x]!;
   }
-
-  /** ndependencies (939-982) then graph_metrics (808-936): both are sums, minima and maxima
-   * over a topological walk, so any topological order gives dask's figures. */
-  private metrics(): void {
-    const { n, depStart, deps, dStart, dents } = this;
-    const pending = new Int32Array(n);
-    const stack: number[] = [];
-    for (let t = 0; t < n; t++) {
-      pending[t] = depStart[t + 1]! - depStart[t]!;
-      if (pending[t] === 0) stack.push(t);
-    }
-    while (stack.length > 0) {
-      const key = stack.pop()!;
-      let total = 1;
-      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) total += this.totalDependencies[deps[e]!]!;
-      this.totalDependencies[key] = total;
-      for (let e = dStart[key]!; e < dStart[key + 1]!; e++) {
-        const parent = dents[e]!;
-        if (--pending[parent] === 0) stack.push(parent);
-      }
-    }
-    for (let t = 0; t < n; t++) {
-      pending[t] = dStart[t + 1]! - dStart[t]!;
-      if (pending[t] === 0) stack.push(t);
-    }
-    while (stack.length > 0) {
-      const key = stack.pop()!;
-      const from = dStart[key]!;
-      const to = dStart[key + 1]!;
-      if (from === to) {
-        const val = this.totalDependencies[key]!;
-        this.totalDependents[key] = 1;
-        this.minDependencies[key] = val;
-        this.maxDependencies[key] = val;
-      } else {
-        let total = 1;
-        let minDep = Infinity;
-        let maxDep = -Infinity;
-        let minH = 0x7fffffff;
-        let maxH = 0;
-        for (let e = from; e < to; e++) {
-          const p = dents[e]!;
-          total += this.totalDependents[p]!;
-          if (this.minDependencies[p]! < minDep) minDep = this.minDependencies[p]!;
-          if (this.maxDependencies[p]! > maxDep) maxDep = this.maxDependencies[p]!;
-          if (this.minHeights[p]! < minH) minH = this.minHeights[p]!;
-          if (this.maxHeights[p]! > maxH) maxH = this.maxHeights[p]!;
-        }
-        this.totalDependents[key] = total;
-        this.minDependencies[key] = minDep;
-        this.maxDependencies[key] = maxDep;
-        this.minHeights[key] = 1 + minH;
-        this.maxHeights[key] = 1 + maxH;
-      }
-      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) {
-        const child = deps[e]!;
-        if (--pending[child] === 0) stack.push(child);
-      }
-    }
-    for (let t = 0; t < n; t++) {
-      // 246-257
-      this.partitionKeys[t] =
-        (this.minDependencies[t]! - this.totalDependencies[t]! + 1) * (this.totalDependents[t]! - this.minHeights[t]!);
-    }
-    const safe = (a: Float64Array): boolean => a.every((v) => Math.abs(v) <= Number.MAX_SAFE_INTEGER);
-    if (!(safe(this.totalDependencies) && safe(this.totalDependents) && safe(this.partitionKeys))) this.exactMetrics();
-  }
-
-  /** The metrics again in bigints (graph_metrics' sums over many paths), stored as ranks. */
-  private exactMetrics(): void {
-    const { n, depStart, deps, dStart, dents } = this;
-    const totalDeps: bigint[] = new Array<bigint>(n);
-    const totalDents: bigint[] = new Array<bigint>(n);
-    const minDeps: bigint[] = new Array<bigint>(n);
-    const maxDeps: bigint[] = new Array<bigint>(n);
-    const pending = new Int32Array(n);
-    const stack: number[] = [];
-    for (let t = 0; t < n; t++) if ((pending[t] = depStart[t + 1]! - depStart[t]!) === 0) stack.push(t);
-    while (stack.length > 0) {
-      const key = stack.pop()!;
-      let total = 1n;
-      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) total += totalDeps[deps[e]!]!;
-      totalDeps[key] = total;
-      for (let e = dStart[key]!; e < dStart[key + 1]!; e++) if (--pending[dents[e]!] === 0) stack.push(dents[e]!);
-    }
-    for (let t = 0; t < n; t++) if ((pending[t] = dStart[t + 1]! - dStart[t]!) === 0) stack.push(t);
-    while (stack.length > 0) {
-      const key = stack.pop()!;
-      if (dStart[key] === dStart[key + 1]) {
-        totalDents[key] = 1n;
-        minDeps[key] = maxDeps[key] = totalDeps[key]!;
-      } else {
-        let total = 1n;
-        let lo = -1n;
-        let hi = -1n;
-        for (let e = dStart[key]!; e < dStart[key + 1]!; e++) {
-          const p = dents[e]!;
-          total += totalDents[p]!;
-          if (lo < 0n || minDeps[p]! < lo) lo = minDeps[p]!;
-          if (maxDeps[p]! > hi) hi = maxDeps[p]!;
-        }
-        totalDents[key] = total;
-        minDeps[key] = lo;
-        maxDeps[key] = hi;
-      }
-      for (let e = depStart[key]!; e < depStart[key + 1]!; e++) if (--pending[deps[e]!] === 0) stack.push(deps[e]!);
-    }
-    const pk: bigint[] = new Array<bigint>(n);
-    for (let t = 0; t < n; t++) {
-      pk[t] = (minDeps[t]! - totalDeps[t]! + 1n) * (totalDents[t]! - BigInt(this.minHeights[t]!));
-    }
-    const ranked = (values: bigint[], into: Float64Array): void => {
-      const distinct = [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const rank = new Map(distinct.map((v, r) => [v, r]));
-      for (let t = 0; t < n; t++) into[t] = rank.get(values[t]!)!;
-    };
-    ranked(totalDeps, this.totalDependencies);
-    ranked(totalDents, this.totalDependents);
-    ranked(minDeps, this.minDependencies);
-    ranked(maxDeps, this.maxDependencies);
-    ranked(pk, this.partitionKeys);
-    this.pkBig = pk;
-  }
-
-  /** c1 × partition_keys[t1] > c2 × partition_keys[t2], exactly (order.py 668, 716). */
-  private scaledGreater(c1: number, t1: number, c2: number, t2: number): boolean {
-    if (this.pkBig !== undefined) return BigInt(c1) * this.pkBig[t1]! > BigInt(c2) * this.pkBig[t2]!;
-    const left = c1 * this.partitionKeys[t1]!;
-    const right = c2 * this.partitionKeys[t2]!;
-    if (Math.abs(left) <= Number.MAX_SAFE_INTEGER && Math.abs(right) <= Number.MAX_SAFE_INTEGER) return left > right;
-    return BigInt(c1) * BigInt(this.partitionKeys[t1]!) > BigInt(c2) * BigInt(this.partitionKeys[t2]!);
-  }
-
-  /** initial_stack_key (140-169): negative when a sorts before b. */
-  private initialCmp = (a: number, b: number): number => {
-    const ma = this.maxDependencies[a]!;
-    const mb = this.maxDependencies[b]!;
-    if (ma !== mb) return ma > mb ? -1 : 1;
-    const na = this.nDependents(a);
-    const nb = this.nDependents(b);
-    let x = na - this.maxHeights[a]!;
-    let y = nb - this.maxHeights[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    x = this.minDependencies[a]!;
-    y = this.minDependencies[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    x = na - this.minHeights[a]!;
-    y = nb - this.minHeights[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    x = this.totalDependents[a]!;
-    y = this.totalDependents[b]!;
-    if (x !== y) return x > y ? -1 : 1;
-    if (na !== nb) return na < nb ? -1 : 1;
-    return pythonStrCompare(this.keys[a]!, this.keys[b]!);
-  };
-
-  /** dependents_key (174-186). */
-  private dependentsCmp = (a: number, b: number): number => {
-    const x = this.nDependents(a) - this.nDependencies(a) + this.numNeeded[a]!;
-    const y = this.nDependents(b) - this.nDependencies(b) + this.numNeeded[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    const ha = this.minHeights[a]!;
-    const hb = this.minHeights[b]!;
-    if (ha !== hb) return ha > hb ? -1 : 1;
-    return pythonStrCompare(this.keys[a]!, this.keys[b]!);
-  };
-
-  /** dependencies_key (188-218). */
-  private dependenciesCmp = (a: number, b: number): number => {
-    let x = this.maxDependencies[a]!;
-    let y = this.maxDependencies[b]!;
-    if (x !== y) return x > y ? -1 : 1;
-    const na = this.nDependents(a);
-    const nb = this.nDependents(b);
-    x = na + this.maxHeights[a]!;
-    y = nb + this.maxHeights[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    x = this.minDependencies[a]!;
-    y = this.minDependencies[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    x = na + this.minHeights[a]!;
-    y = nb + this.minHeights[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    x = this.totalDependencies[a]!;
-    y = this.totalDependencies[b]!;
-    if (x !== y) return x > y ? -1 : 1;
-    x = na - this.nDependencies(a) + this.numNeeded[a]!;
-    y = nb - this.nDependencies(b) + this.numNeeded[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    if (na !== nb) return na < nb ? -1 : 1;
-    x = this.totalDependents[a]!;
-    y = this.totalDependents[b]!;
-    if (x !== y) return x < y ? -1 : 1;
-    return pythonStrCompare(this.keys[a]!, this.keys[b]!);
-  };
-
-  /** finish_now_key (220-222). */
-  private finishNowCmp = (a: number, b: number): number => {
-    const x = this.nDependencies(a);
-    const y = this.nDependencies(b);
-    if (x !== y) return x > y ? -1 : 1;
-    return pythonStrCompare(this.keys[a]!, this.keys[b]!);
-  };
 
   private sortDesc(list: number[], cmp: (a: number, b: number) => number): void {
     list.sort((a, b) => cmp(b, a));
@@ -310,7 +90,7 @@ class DaskOrder {
     const { dStart, dents, result, numNeeded } = this;
     result[item] = this.i++;
     const out: number[] = [];
-    if (this.minHeights[item] === 1) {
+    if (this.m.minHeights[item] === 1) {
       const finishNow: number[] = [];
       for (let e = dStart[item]!; e < dStart[item + 1]!; e++) {
         const dep = dents[e]!;
@@ -318,7 +98,7 @@ class DaskOrder {
         else out.push(dep);
       }
       if (finishNow.length > 0) {
-        if (finishNow.length > 1) finishNow.sort(this.finishNowCmp);
+        if (finishNow.length > 1) finishNow.sort(this.k.finishNow);
         for (const dep of finishNow) result[dep] = this.i++;
         this.finishedNow = true;
         return out;
@@ -373,8 +153,10 @@ class DaskOrder {
   run(): Int32Array {
     const n = this.n;
     if (n === 0) return new Int32Array(0);
-    this.metrics();
-    const { result, seen, numNeeded, partitionKeys: pk } = this;
+    this.m = graphMetrics(this.graph);
+    this.k = new OrderKeys(this.graph, this.m, this.numNeeded);
+    const { result, seen, numNeeded } = this;
+    const pk = this.m.partitionKeys;
     const roots: number[] = [];
     const leaves: number[] = [];
     for (let t = 0; t < n; t++) {
@@ -386,7 +168,7 @@ class DaskOrder {
     this.root = skipRoot ? roots[0]! : -1;
     const isRoot = (x: number): boolean => skipRoot && x === this.root;
 
-    let innerStack: number[] = [this.minBy(leaves, this.initialCmp)];
+    let innerStack: number[] = [this.minBy(leaves, this.k.initial)];
     const innerStacks: number[][] = [];
     let nextNodes: Pools = new Map();
     let laterNodes: Pools = new Map();
@@ -416,7 +198,7 @@ class DaskOrder {
             if (!isRoot(item)) {
               innerStack.push(item);
               const d = this.notInResult(this.deps.subarray(this.depStart[item]!, this.depStart[item + 1]!));
-              if (1 < d.length && d.length < 1000) this.sortDesc(d, this.dependenciesCmp);
+              if (1 < d.length && d.length < 1000) this.sortDesc(d, this.k.dependencies);
               for (const x of d) {
                 innerStack.push(x);
                 seen[x] = 1;
@@ -553,7 +335,7 @@ class DaskOrder {
           let dep2 = deps[1]!;
           let key = pk[dep]!;
           let key2 = pk[dep2]!;
-          if (key2 < key || (key === key2 && this.dependentsCmp(dep2, dep) < 0)) {
+          if (key2 < key || (key === key2 && this.k.dependents(dep2, dep) < 0)) {
             [dep, dep2] = [dep2, dep];
             [key, key2] = [key2, key];
           }
@@ -585,7 +367,7 @@ class DaskOrder {
               innerStack = [dep];
               seen[dep] = 1;
               singles.set(dep2, item);
-            } else if (key === key2 && this.scaledGreater(5, item, 22, dep)) {
+            } else if (key === key2 && scaledGreater(this.m, 5, item, 22, dep)) {
               innerStacks.push(innerStack);
               innerStacks.push([dep2]);
               innerStack = [dep];
@@ -621,7 +403,7 @@ class DaskOrder {
               if (nowKeys.length > 1) nowKeys.sort((a, b) => b - a);
               for (const k of nowKeys) {
                 const pool = depPools.get(k)!;
-                if (1 < pool.length && pool.length < 100) this.sortDesc(pool, this.dependentsCmp);
+                if (1 < pool.length && pool.length < 100) this.sortDesc(pool, this.k.dependents);
                 for (const dep of pool) {
                   innerStacks.push([dep]);
                   seen[dep] = 1;
@@ -639,15 +421,15 @@ class DaskOrder {
               if (len === 1) {
                 innerStack = minPool;
                 seen[minPool[0]!] = 1;
-              } else if (this.scaledGreater(10, item, 11 * len * len, minPool[0]!)) {
-                if (len < 100) this.sortDesc(minPool, this.dependentsCmp);
+              } else if (scaledGreater(this.m, 10, item, 11 * len * len, minPool[0]!)) {
+                if (len < 100) this.sortDesc(minPool, this.k.dependents);
                 for (const dep of minPool) {
                   innerStacks.push([dep]);
                   seen[dep] = 1;
                 }
                 innerStack = innerStacks.pop()!;
               } else {
-                innerStack = [len < 100 ? this.minBy(minPool, this.dependentsCmp) : minPool.pop()!];
+                innerStack = [len < 100 ? this.minBy(minPool, this.k.dependents) : minPool.pop()!];
                 push(nextNodes, minKey, minPool);
                 seen[innerStack[0]!] = 1;
               }
@@ -674,7 +456,7 @@ class DaskOrder {
       while (outerStack.length > 0) {
         const d = this.notInResult(outerStack.pop()!);
         if (d.length > 0) {
-          if (1 < d.length && d.length < 100) this.sortDesc(d, this.dependentsCmp);
+          if (1 < d.length && d.length < 100) this.sortDesc(d, this.k.dependents);
           for (const dep of d) {
             innerStacks.push([dep]);
             seen[dep] = 1;
@@ -696,12 +478,12 @@ class DaskOrder {
         const N = initStack.length;
         const m = prevLen - N;
         if (m >= N || N + (N - m) * Math.log(N - m) < N * Math.log(N)) {
-          item = this.minBy(initStack, this.initialCmp);
+          item = this.minBy(initStack, this.k.initial);
           continue;
         }
         // At ≥ 10000 leaves dask pops them in its set's (hash) order (797-800): here in id order,
         // which costs no sort of a million keys.
-        if (initStack.length < 10000) this.sortDesc(initStack, this.initialCmp);
+        if (initStack.length < 10000) this.sortDesc(initStack, this.k.initial);
         else initStack.reverse();
         isInitSorted = true;
       }
