@@ -131,7 +131,7 @@ export function workerGil(clock: WorkerClock, hostCpu: HostCpu | undefined): Gil
   const gil: Gil = new Gil(
     clock,
     (now: number): number => hostCpu.share(hostCpu.others(thread, now)),
-    () => hostCpu.changed?.(),
+    () => hostCpu.changed(),
   );
   const thread = hostCpu.thread((): boolean => gil.holding > 0);
   return gil;

@@ -118,12 +118,13 @@ export class HostCpu {
   /** Seconds task CPU parts waited for a core, all of this host's. */
   taskWaitSeconds = 0;
   /**
-   * Hears that this host's runnable threads change now (a CPU part starts, the GIL's thread
-   * wakes or sleeps) and, with `until`, again then (the part's end): ClusterCpu.watch.
+   * `changed` hears that this host's runnable threads change now (a CPU part starts, the GIL's
+   * thread wakes or sleeps) and, with `until`, again then (the part's end): ClusterCpu.watch.
    */
-  changed: ((until?: number) => void) | null = null;
-
-  constructor(readonly parameters: HostCpuParameters) {}
+  constructor(
+    readonly parameters: HostCpuParameters,
+    readonly changed: (until?: number) => void = () => {},
+  ) {}
 
   /** A thread of the cluster on this host (an event loop); `busy` says when it is runnable for reasons of its own (e.g. moving bytes). */
   thread(busy?: (now: number) => boolean): CpuThread {
@@ -171,7 +172,7 @@ export class HostCpu {
     const wall = p.rule === "lag" ? lagRun(p.slice, this.queueShare(others), this.share(others), { lag: 0, sliceLeft: p.slice }, null, cpu) : creditRun(p, others, p.credit, cpu).wall;
     this.cpuParts.push(now + wall);
     this.taskWaitSeconds += wall - cpu;
-    this.changed?.(now + wall);
+    this.changed(now + wall);
     return wall;
   }
 }
@@ -247,10 +248,7 @@ export class ClusterCpu {
   /** The cores of host `index`. */
   host(index: number): HostCpu {
     let host = this.hosts.get(index);
-    if (host === undefined) {
-      this.hosts.set(index, (host = new HostCpu(this.parameters)));
-      host.changed = this.watcher;
-    }
+    if (host === undefined) this.hosts.set(index, (host = new HostCpu(this.parameters, (until) => this.watcher?.(until))));
     return host;
   }
 
@@ -265,7 +263,6 @@ export class ClusterCpu {
       recompute();
       if (until !== undefined && until > clock.now()) clock.setTimer(until, recompute);
     };
-    for (const host of this.hosts.values()) host.changed = this.watcher;
   }
 
   summary(): HostSummary {

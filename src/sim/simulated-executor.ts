@@ -137,14 +137,12 @@ export class SimulatedExecutor implements Executor {
         if (seconds === 0) continue;
       }
       if (this.gil !== undefined && model.gil === true && activity === "thread-cpu" && seconds > 0) {
-        const waited = await holdingGil(span, seconds, this.gil, clock, signal);
-        if (build > 0) buildWait = (waited * Math.min(build, seconds)) / seconds;
+        buildWait = buildShare(build, await holdingGil(span, seconds, this.gil, clock, signal), seconds);
         continue;
       }
       // Its wall time is decided as it starts (the host's threads now); the CPU seconds come first.
       const wait = this.cpuPart !== undefined && activity === "thread-cpu" && seconds > 0 ? this.cpuPart(seconds) - seconds : 0;
-      // One piece of work at one speed: the build's share of the wait is its share of the seconds.
-      if (build > 0 && activity === "thread-cpu" && wait > 0) buildWait = (wait * Math.min(build, seconds)) / seconds;
+      if (activity === "thread-cpu") buildWait = buildShare(build, wait, seconds);
       const child = span.child(activity);
       try {
         // a zero-length activity costs no timer (and no step of a virtual clock)
@@ -163,6 +161,11 @@ export class SimulatedExecutor implements Executor {
     }
     return { value: SimulatedData(task.key, model.outputBytes), nbytes: model.outputBytes, type: "SimulatedData" };
   }
+}
+
+/** One piece of work at one speed: the build's share of a CPU part's `wait` is its share of the part's seconds. */
+function buildShare(build: number, wait: number, seconds: number): number {
+  return build > 0 && wait > 0 ? (wait * Math.min(build, seconds)) / seconds : 0;
 }
 
 /**

@@ -182,9 +182,8 @@ describe("the loops' byte capacity follows the host's runnable threads (host mod
 
   it("counts the GIL's thread: its host hears it wake with the first holder and sleep when the last one leaves", async () => {
     const clock = new VirtualClock();
-    const cores = new HostCpu(host);
     const heard: number[] = [];
-    cores.changed = () => void heard.push(clock.now());
+    const cores = new HostCpu(host, () => void heard.push(clock.now()));
     const gil = workerGil(clock, cores);
     const signal = new AbortController().signal;
     // 0.1 s alone to 0.05 s, then two at 1/2 each: the first ends at 0.15 s, the second at 0.2 s.
