@@ -26,6 +26,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
+import { graphTable, jitteredTable } from "./graph-tables.mjs";
 
 register();
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -70,36 +71,11 @@ if (sets.length === 0) {
 const spanwork = await import(join(checkout, "src", "index.ts"));
 const profile = profilePath === null ? undefined : spanwork.loadClusterProfile(resolve(profilePath));
 
-/**
- * The graph dask ran (graphs/TAG.json) as a per-task table, each task's duration from
- * `durationOf(task)`, and what its group in the nominal spec says of how it spends it (`cpu`,
- * `gil`, `buildBandwidth`): a row without `cpu` is all CPU, which under a host model is
- * another workload.
- */
-function asTaskTable(set, tag, nominal, durationOf) {
-  const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
-  const groups = new Map((nominal.tasks ?? []).map((g) => [g.prefix, g]));
-  const taskTable = graph.tasks.map((t) => {
-    const group = groups.get(t.prefix);
-    return {
-      key: t.key,
-      prefix: t.prefix,
-      duration: durationOf(t),
-      outputSize: t.nbytes,
-      dependencies: t.deps,
-      output: t.output,
-      ...(group?.cpu === undefined ? {} : { cpu: group.cpu }),
-      ...(group?.gil === undefined ? {} : { gil: group.gil }),
-      ...(group?.buildBandwidth === undefined ? {} : { buildBandwidth: group.buildBandwidth }),
-    };
-  });
-  return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };
-}
+const graphOf = (set, tag) => JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
 
 /** The graph dask ran, each task with its nominal duration moved by a uniform draw in ±ms. */
 function jittered(set, tag, nominal, ms, seed) {
-  const rng = new spanwork.Rng(seed);
-  return asTaskTable(set, tag, nominal, (t) => Math.max(0, t.duration + rng.uniform(-ms, ms) / 1e3));
+  return jitteredTable(spanwork.Rng, graphOf(set, tag), nominal, ms, seed);
 }
 
 /** The graph dask ran, each task with the median of its measured durations. */
@@ -108,7 +84,7 @@ function replayed(set, tag, nominal) {
   const measured = new Map();
   for (const run of raw.runs) for (const t of run.task_records) (measured.get(t.key) ?? measured.set(t.key, []).get(t.key)).push(t.end - t.start);
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  return asTaskTable(set, tag, nominal, (t) => (measured.has(t.key) ? median(measured.get(t.key)) : t.duration));
+  return graphTable(graphOf(set, tag), nominal, (t) => (measured.has(t.key) ? median(measured.get(t.key)) : t.duration));
 }
 
 const movedKeys = (report) => report.transfers.reduce((sum, t) => sum + (t.outcome === "ok" ? t.keys : 0), 0);

@@ -8,13 +8,14 @@
 // input bytes per worker and where each run put it. --jitter MS adds N more spanwork runs
 // (--samples, default 10) of the graph dask ran as a per-task table, every task's duration
 // moved by a uniform draw in ±MS (sample i: seed i, as scripts/fidelity.mjs --jitter; the
-// table keeps each prefix's cpu share).
+// table keeps each prefix's cpu, gil and buildBandwidth: scripts/graph-tables.mjs).
 //
 //   node fidelity/tools/placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--jitter MS [--samples N]] [--json FILE]
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
+import { jitteredTable } from "../../scripts/graph-tables.mjs";
 
 register();
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -91,15 +92,7 @@ async function simulated(label, workload) {
   return { where, figures: analyse(label, where, keys, report.transfer.count) };
 }
 runs.push(await simulated("spanwork", spec));
-const cpuOf = new Map((spec.tasks ?? []).map((group) => [group.prefix, group.cpu]));
-for (let i = 1; jitter !== null && i <= samples; i++) {
-  const rng = new spanwork.Rng(i);
-  const taskTable = graph.tasks.map((t) => {
-    const row = { key: t.key, prefix: t.prefix, duration: Math.max(0, t.duration + rng.uniform(-jitter, jitter) / 1e3), outputSize: t.nbytes, dependencies: t.deps, output: t.output };
-    return cpuOf.get(t.prefix) === undefined ? row : { ...row, cpu: cpuOf.get(t.prefix) };
-  });
-  runs.push(await simulated(`±${jitter} ms s${i}`, { name: spec.name, taskTable, ...(spec.cluster === undefined ? {} : { cluster: spec.cluster }) }));
-}
+for (let i = 1; jitter !== null && i <= samples; i++) runs.push(await simulated(`±${jitter} ms s${i}`, jitteredTable(spanwork.Rng, graph, spec, jitter, i)));
 
 for (const { figures: f } of runs) {
   const by = Object.keys(f.dependents).map((p) => `${p} ${f.against[p] ?? 0}/${f.dependents[p]}`).join(", ");
