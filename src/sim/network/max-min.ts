@@ -147,6 +147,8 @@ export class MaxMinNetwork implements SimNetwork {
   private readonly loop: number | null;
   /** The loops' shared capacities the rates were last computed with (`loopShare` only). */
   private lastShared: number[] | null = null;
+  /** loopSharesChanged's buffer while the shares it reads have not moved (no array per unchanged call). */
+  private spareShared: number[] | null = null;
 
   /** `sharedHosts`: every host's sends and receives also draw on one capacity of the host (the shared-host model). */
   constructor(
@@ -412,8 +414,13 @@ export class MaxMinNetwork implements SimNetwork {
    */
   loopSharesChanged(): void {
     if (this.flows.length === 0 || this.loopShare === undefined) return;
-    const shared = this.sharedCapacity();
-    if (this.lastShared !== null && sameValues(shared, this.lastShared)) return;
+    const shared = this.sharedCapacity(this.spareShared ?? undefined);
+    if (this.lastShared !== null && sameValues(shared, this.lastShared)) {
+      this.spareShared = shared;
+      return;
+    }
+    // reschedule keeps it as lastShared
+    this.spareShared = null;
     this.advance();
     this.reschedule(shared);
   }
@@ -422,9 +429,16 @@ export class MaxMinNetwork implements SimNetwork {
     return this.parameters.loopShare;
   }
 
-  /** The capacities with every loop scaled by its thread's share of its host's cores now. */
-  private sharedCapacity(): number[] {
-    const capacity = this.capacity.slice();
+  /** The capacities with every loop scaled by its thread's share of its host's cores now (written into `into` when given). */
+  private sharedCapacity(into?: number[]): number[] {
+    let capacity: number[];
+    if (into === undefined) capacity = this.capacity.slice();
+    else {
+      // resources are added as endpoints appear: the spare may be shorter
+      capacity = into;
+      capacity.length = this.capacity.length;
+      for (let r = 0; r < capacity.length; r++) capacity[r] = this.capacity[r]!;
+    }
     const share = this.parameters.loopShare!;
     for (let e = 0; e < this.loopResource.length; e++) {
       const loop = this.loopResource[e]!;
