@@ -28,7 +28,12 @@ Inputs: a dask raw file (fidelity/*/real/raw/CASE.json, every run) or a spanwork
 (`spanwork run SPEC --cluster P --json FILE`; its taskRecords and transfers), and the graph dask
 ran (fidelity/*/graphs/CASE.json) for the durations and dependencies.
 
-    python3 fidelity/tools/overrun_classes.py RAW_OR_REPORT GRAPH [--label L] [--json OUT]
+    python3 fidelity/tools/overrun_classes.py RAW_OR_REPORT GRAPH [--label L] [--json OUT] [--rule [SECONDS]]
+
+--rule (dask raw runs): for every task whose own end (start + duration) falls in a receive's
+deserialisation window on its worker, its measured lateness beside what spanwork's rule gives
+(docs/sim.md, "Task threads wait for the lock"): min(window end, the end of the value being
+joined once it has waited SECONDS, default 0.005), the message's values taken as equal.
 """
 import argparse
 import bisect
@@ -150,6 +155,31 @@ def classify(recs, xs, graph, raw, spilled):
     return out
 
 
+def rule(recs, xs, graph, interval):
+    """(measured, predicted) lateness of the tasks whose nominal end falls in a deserialisation window."""
+    dur = {t["key"]: t["duration"] for t in graph["tasks"]}
+    amap = address_map(recs, xs)
+    rows = []
+    for x in xs:
+        b = x["start"] + x["duration"]
+        d = x["bytes"] * DESER
+        a, to, per = b - d, amap[x["to"]], d / max(1, x["keys"])
+        for t in recs:
+            if t["worker"] != to:
+                continue
+            w = t["start"] + dur[t["key"]]
+            if not a <= w < b:
+                continue
+            asked = w + interval
+            if asked >= b:
+                predicted = b - w
+            else:
+                values = -(-(asked - a) // per) if per > 0 else 0
+                predicted = min(b, a + values * per) - w
+            rows.append((t["end"] - w, predicted))
+    return rows
+
+
 def summary(values):
     if not values:
         return {"n": 0}
@@ -163,6 +193,7 @@ def main():
     parser.add_argument("graph", help="the graph dask ran")
     parser.add_argument("--label", default=None)
     parser.add_argument("--json", help="append {label, runs: [{run, classes}]} as a JSON line here")
+    parser.add_argument("--rule", nargs="?", const=0.005, type=float, help="measured against the rule's lateness (dask raw runs)")
     args = parser.parse_args()
     data = json.load(open(args.runs))
     graph = json.load(open(args.graph))
@@ -172,6 +203,10 @@ def main():
         rows.append({"run": label, "classes": classes})
         print(f"{args.label or args.runs}: {label}  " + "  ".join(
             f"{c} n={s['n']} mean={s['mean_ms']:.2f} med={s['median_ms']:.2f} max={s['max_ms']:.1f}" for c, s in classes.items() if s["n"]))
+        if args.rule is not None and raw:
+            pairs = rule(recs, xs, graph, args.rule)
+            if pairs:
+                print(f"    rule: n={len(pairs)} measured mean {1e3 * st.mean(m for m, _ in pairs):.2f} ms, predicted mean {1e3 * st.mean(p for _, p in pairs):.2f} ms")
     if args.json:
         with open(args.json, "a") as f:
             f.write(json.dumps({"label": args.label or args.runs, "graph": args.graph, "runs": rows}) + "\n")
