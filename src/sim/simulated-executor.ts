@@ -156,8 +156,9 @@ export class SimulatedExecutor implements Executor {
         // a zero-length activity costs no timer (and no step of a virtual clock)
         if (seconds > 0) await clock.sleep(seconds, signal);
         else signal.throwIfAborted();
-        // The sleep returns once the thread has the GIL back: its lateness is the sleep's.
-        if (activity !== "thread-cpu" && seconds > 0) await this.takeGil(clock, signal);
+        // The sleep returns once the thread has the GIL back: its lateness is the sleep's (no await when it has it).
+        const late = activity !== "thread-cpu" && seconds > 0 && this.gilWake !== undefined ? this.gilWake() : 0;
+        if (late > 0) await clock.sleep(late, signal);
       } finally {
         child.end();
       }
@@ -177,12 +178,6 @@ export class SimulatedExecutor implements Executor {
       );
     }
     return { value: SimulatedData(task.key, model.outputBytes), nbytes: model.outputBytes, type: "SimulatedData" };
-  }
-
-  /** Waits, inside the span that is running, until the thread has its worker's GIL back (`gilWake`). */
-  private async takeGil(clock: ExecuteContext["clock"], signal: AbortSignal): Promise<void> {
-    const wait = this.gilWake === undefined ? 0 : this.gilWake();
-    if (wait > 0) await clock.sleep(wait, signal);
   }
 }
 
