@@ -94,6 +94,7 @@ const clusterSummary = z.object({
     schedulerMessage: nonNegative,
     taskOverrun: nonNegative,
     connectLatency: nonNegative,
+    switchInterval: nonNegative,
   }),
   memory: z.object({ target: fraction, spill: fraction, pause: fraction, terminate: fraction, unmanaged: nonNegative, unmanagedPerTask: nonNegative, monitorInterval: nonNegative }),
   schedulerLoopSeconds: nonNegative,

@@ -56,6 +56,17 @@ export const memoryModelSchema = z
   })
   .strict();
 
+/** Seconds, or false for "off" (0). */
+// not a z.union: a union's one message would hide the number reader's own ("expected a number ≥ 0")
+function secondsOrOff() {
+  return z.unknown().transform((raw, ctx): number => {
+    if (raw === false) return 0;
+    if (typeof raw === "number") return parseInto(seconds, raw, ctx);
+    ctx.addIssue({ code: "custom", message: "expected seconds (a number ≥ 0) or false" });
+    return z.NEVER;
+  });
+}
+
 export const overheadsSchema = z
   .object({
     messageLatency: seconds.optional(),
@@ -67,6 +78,8 @@ export const overheadsSchema = z
     schedulerMessage: seconds.optional(),
     taskOverrun: seconds.optional(),
     connectLatency: seconds.optional(),
+    /** Seconds, or false: off (0). */
+    switchInterval: secondsOrOff().optional(),
   })
   .strict();
 

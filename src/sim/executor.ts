@@ -2,7 +2,7 @@
 // wrapped to write the report's task records without asking the Worker for a span record per
 // root.
 import { Reschedule } from "../worker/errors.js";
-import { SimulatedExecutor, TaskModelFailure, type GilRun } from "./simulated-executor.js";
+import { SimulatedExecutor, TaskModelFailure, type GilRun, type GilWake } from "./simulated-executor.js";
 import type { ExecuteContext, ExecuteRequest, ExecuteResult, Executor } from "../worker/types.js";
 import type { TaskRecord } from "./report.js";
 
@@ -23,6 +23,8 @@ export interface RecordingExecutorOptions {
   readonly cpuPart?: (seconds: number) => number;
   /** Runs a GIL-holding CPU part of `seconds` under its worker's lock (gil.ts); unset: no task holds it. */
   readonly gil?: GilRun;
+  /** Seconds a task thread waits to take its worker's GIL back now, while a copy holds it (copy-holds.ts); unset: it never waits. */
+  readonly gilWake?: GilWake;
 }
 
 export class RecordingExecutor implements Executor {
@@ -37,7 +39,7 @@ export class RecordingExecutor implements Executor {
     this.address = options.address;
     this.sink = options.sink;
     this.taskState = options.taskState;
-    this.inner = new SimulatedExecutor(options.cpuPart, options.gil);
+    this.inner = new SimulatedExecutor(options.cpuPart, options.gil, options.gilWake);
   }
 
   execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {

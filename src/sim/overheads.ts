@@ -39,6 +39,13 @@ export interface Overheads {
    * its info, the connector reads it and writes its own); the connection is pooled afterwards.
    */
   connectLatency: number;
+  /**
+   * CPython's switch interval (`sys.getswitchinterval()`, 5 ms), seconds: a task thread that must
+   * take its process's GIL back while a copy that does not let go holds it (the receiver's
+   * deserialisation, a spilled value's read) gets it once it has waited this long and the value
+   * being copied is done, or when the copy ends (copy-holds.ts); 0: it never waits.
+   */
+  switchInterval: number;
 }
 
 /**
@@ -56,6 +63,7 @@ export const DEFAULT_OVERHEADS: Readonly<Overheads> = Object.freeze({
   schedulerMessage: 0,
   taskOverrun: 0,
   connectLatency: 0.0023,
+  switchInterval: 0.005,
 });
 
 export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
@@ -68,6 +76,7 @@ export const NO_OVERHEADS: Readonly<Overheads> = Object.freeze({
   schedulerMessage: 0,
   taskOverrun: 0,
   connectLatency: 0,
+  switchInterval: 0,
 });
 
 /** The mean of a cost, seconds. */

@@ -14,6 +14,8 @@ import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./dis
 import { HostDisk } from "./host-disk.js";
 import type { ClusterCpu } from "./host-cpu.js";
 import { workerGil, type Gil } from "./gil.js";
+import { CopyHolds, holdingReads } from "./copy-holds.js";
+import { deserializeCost } from "./network/index.js";
 import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
@@ -81,6 +83,8 @@ class SimulationRun {
   private readonly cpu: ClusterCpu | null;
   /** Per worker, its process's GIL, when some task of the graph holds it. */
   private readonly gils: Gil[] = [];
+  /** Each worker's GIL as held by copies that do not let go (copy-holds.ts); empty: switchInterval 0 or no network. */
+  private readonly copyHolds: CopyHolds[] = [];
   /** Workers differ in memory limit (the report then gives each its own). */
   private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
@@ -140,6 +144,7 @@ class SimulationRun {
       latency: this.networkKind === "instant" ? 0 : latency,
       connectLatency: this.networkKind === "instant" ? 0 : cluster.overheads.connectLatency,
       receiverLoop: (to) => this.loops[to]!,
+      copyHolds: (to) => this.copyHolds[to],
       log: { record: (transfer) => this.transferDone(transfer), countFault: (kind, time) => this.report.countFault(kind, time) },
       onActivity: () => (this.lastActivity = this.clock.now()),
       onSettled: (to) => this.markDirty(to),
@@ -155,6 +160,7 @@ class SimulationRun {
       // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
       this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency, (run) => this.readBatch(run)));
       this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`), cpu?.loopThreads[i] ?? null));
+      if (overheads.switchInterval > 0 && this.networkKind !== "instant") this.copyHolds.push(new CopyHolds(overheads.switchInterval));
     }
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
@@ -196,6 +202,9 @@ class SimulationRun {
     // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
     const loop = this.loops[index]!;
     const disk = new VirtualDisk(this.clock, diskParameters, meanCost(this.cluster.overheads.workerHandling) > 0 ? (seconds) => void loop.reserve(seconds) : undefined, hostDisk);
+    const holds = this.copyHolds[index];
+    // A spilled value's read ends with the same join as a message's deserialisation, holding the GIL.
+    const store = holds === undefined ? disk : holdingReads(disk, loop, holds, deserializeCost(this.cluster.deserializeBandwidth), () => this.clock.now());
     const limit = this.cluster.workers[index]!.memoryLimit;
     const target = this.cluster.memory.target;
     const collectSpans = this.options.collectSpans === true;
@@ -217,6 +226,7 @@ class SimulationRun {
       sink: this.report,
       ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, this.clock.now()) }),
       ...(gil === undefined ? {} : { gil: (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => gil.run(seconds, signal, onEnd) }),
+      ...(holds === undefined ? {} : { gilWake: () => holds.wait(this.clock.now()) }),
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
@@ -237,7 +247,7 @@ class SimulationRun {
       ...(target === false ? {} : { memoryTargetFraction: target }),
       eventLoop: this.loops[index]!,
       spill: {
-        store: disk,
+        store,
         serializer: simulatedDataSerializer,
         logger: { warn: logOnce("spill-warning"), error: logOnce("spill-error") },
         ...(this.options.maxSpill === undefined ? {} : { maxSpill: this.options.maxSpill }),

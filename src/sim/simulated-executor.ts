@@ -35,6 +35,9 @@ export interface TaskModel {
 /** Runs a part's CPU seconds under its worker's GIL; `onEnd` hears how many it ran (fewer when `signal` aborts it; not called: all of them, first). */
 export type GilRun = (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => Promise<void>;
 
+/** Seconds a task thread that must take its worker's GIL back now waits for it (copy-holds.ts); 0: none. */
+export type GilWake = () => number;
+
 /** The error a failing task model throws. */
 export class TaskModelFailure extends Error {
   constructor(message: string) {
@@ -115,10 +118,15 @@ export class SimulatedExecutor implements Executor {
    * activity after the CPU part.
    * `gil`: runs the CPU seconds of a part that holds the GIL (`model.gil`) under its worker's
    * lock (gil.ts), resolving when they are done; the wall time beyond them shows the same way.
+   * `gilWake`: how long the thread waits to take the GIL back as a part that let go of it ends
+   * (its sleep, a CPU part that releases it), while a copy that does not let go holds it: the
+   * thread is late, and the wait is part of the task's time, shown as "thread-noncpu" — the
+   * sleep's own span goes on, as its `taskOverrun` does; a CPU part's follows its wait for a core.
    */
   constructor(
     private readonly cpuPart?: (seconds: number) => number,
     private readonly gil?: GilRun,
+    private readonly gilWake?: GilWake,
   ) {}
 
   async execute(task: ExecuteRequest, context: ExecuteContext): Promise<ExecuteResult> {
@@ -148,10 +156,20 @@ export class SimulatedExecutor implements Executor {
         // a zero-length activity costs no timer (and no step of a virtual clock)
         if (seconds > 0) await clock.sleep(seconds, signal);
         else signal.throwIfAborted();
+        // The sleep returns once the thread has the GIL back: its lateness is the sleep's (no await when it has it).
+        const late = activity !== "thread-cpu" && seconds > 0 && this.gilWake !== undefined ? this.gilWake() : 0;
+        if (late > 0) await clock.sleep(late, signal);
       } finally {
         child.end();
       }
+      if (activity !== "thread-cpu" || seconds === 0) continue;
       if (wait > 0) await waitForCore(span, wait, clock, signal);
+      // A CPU part that let go of the GIL takes it back; a build's wait comes off the sleep, as its wait for a core does.
+      const gilWait = this.gilWake === undefined ? 0 : this.gilWake();
+      if (gilWait > 0) {
+        buildWait += buildShare(build, gilWait, seconds);
+        await waitForCore(span, gilWait, clock, signal);
+      }
     }
     if (model.reschedule === true) throw new Reschedule(`task model of ${JSON.stringify(task.key)} asked to be rescheduled`);
     if (model.fail !== undefined && model.fail !== false) {

@@ -6,6 +6,7 @@ import { NetworkError } from "../worker/errors.js";
 import type { InProcessTransport } from "../worker/in-process-transport.js";
 import type { WorkerClock } from "../worker/clock.js";
 import type { GetDataResponse, Transport, TransportRequestOptions } from "../worker/types.js";
+import type { CopyHolds } from "./copy-holds.js";
 import type { FaultDice } from "./faults.js";
 import type { SimNetwork } from "./network/types.js";
 import type { TransferRecord } from "./report.js";
@@ -46,6 +47,11 @@ export interface SimTransportOptions {
    * after it waits for it. Unset: deserialisations take no loop time.
    */
   readonly receiverLoop?: (to: number) => ReceiverLoop;
+  /**
+   * Worker `to`'s GIL as its task threads see it: a deserialisation holds it from its start on
+   * the loop to its end, one join per value (copy-holds.ts). Unset: the task threads never wait.
+   */
+  readonly copyHolds?: (to: number) => CopyHolds | undefined;
   readonly log: TransferLog;
   /** Data moved or a request started: the run is not stalled. */
   readonly onActivity: () => void;
@@ -65,6 +71,7 @@ export class SimTransport implements Transport {
   private readonly latency: number;
   private readonly connectLatency: number;
   private readonly receiverLoop: ((to: number) => ReceiverLoop) | undefined;
+  private readonly copyHolds: ((to: number) => CopyHolds | undefined) | undefined;
   /** Idle pooled connections: receiver → sender → how many (dask's `rpc.available`). */
   private readonly idle = new Map<string, Map<string, number>>();
   private readonly log: TransferLog;
@@ -79,6 +86,7 @@ export class SimTransport implements Transport {
     this.latency = options.latency;
     this.connectLatency = options.connectLatency ?? 0;
     this.receiverLoop = options.receiverLoop;
+    this.copyHolds = options.copyHolds;
     this.log = options.log;
     this.onActivity = options.onActivity;
     this.onSettled = options.onSettled;
@@ -165,7 +173,7 @@ export class SimTransport implements Transport {
     // Nothing to book: no await either, so a run without deserialisation keeps its order of events.
     if (deserializing > 0) {
       try {
-        await this.deserialize(this.receiverLoop!(to), deserializing, options);
+        await this.deserialize(this.receiverLoop!(to), deserializing, options, this.copyHolds?.(to), response, bytes);
       } catch (error) {
         log("failed", 0, keys.length);
         throw error;
@@ -180,12 +188,25 @@ export class SimTransport implements Transport {
 
   /**
    * The receiver deserialises what arrived, on its event loop after what is booked there (the
-   * wait is the gather-dep root's `other` time), as the root's `deserialize` activity.
+   * wait is the gather-dep root's `other` time), as the root's `deserialize` activity. It holds
+   * the receiver's GIL meanwhile (`holds`), one join of the message's `bytes` per value.
    */
-  private async deserialize(loop: ReceiverLoop, seconds: number, options: TransportRequestOptions): Promise<void> {
+  private async deserialize(
+    loop: ReceiverLoop,
+    seconds: number,
+    options: TransportRequestOptions,
+    holds: CopyHolds | undefined,
+    response: Extract<GetDataResponse, { status: "OK" }>,
+    bytes: number,
+  ): Promise<void> {
     const queued = loop.idleIn();
     const done = loop.reserve(seconds);
-    this.network.holdLoop?.(options.who, this.clock.now() + queued, done - queued);
+    const now = this.clock.now();
+    this.network.holdLoop?.(options.who, now + queued, done - queued);
+    if (holds !== undefined) {
+      holds.open(now, now + queued, now + done, bytes);
+      for (const key in response.data) holds.value(response.nbytes?.[key] ?? 0);
+    }
     if (queued > 0) await this.clock.sleep(queued, options.signal);
     const span = options.span.child("deserialize");
     try {
