@@ -105,11 +105,11 @@ describe("a build's seconds: buildLatency + outputSize / buildBandwidth", () => 
 
 describe("the buildLatency field", () => {
   it("is read in task groups and task-table rows, seconds ≥ 0, absent by default", () => {
-    const spec = validateSpec({ tasks: [{ prefix: "a", buildBandwidth: "1.81 GB", buildLatency: 0.000394 }, { prefix: "b" }] });
-    expect(spec.tasks[0]!.buildLatency).toBe(0.000394);
+    const spec = validateSpec({ tasks: [{ prefix: "a", buildBandwidth: "1.81 GB", buildLatency: 0.00045 }, { prefix: "b" }] });
+    expect(spec.tasks[0]!.buildLatency).toBe(0.00045);
     expect(spec.tasks[1]!.buildLatency).toBeUndefined();
     const graph = compileSpec(spec, 1);
-    expect(graph.buildLatency[graph.idOf("a-0")!]).toBe(0.000394);
+    expect(graph.buildLatency[graph.idOf("a-0")!]).toBe(0.00045);
     expect(graph.buildLatency[graph.idOf("b-0")!]).toBe(0);
     const table = validateSpec({ taskTable: [{ key: "x", duration: 0.1, outputSize: 10, buildLatency: 0.002 }, { key: "y", duration: 0.1, outputSize: 10 }] });
     expect(table.taskTable![0]!.buildLatency).toBe(0.002);
@@ -126,10 +126,10 @@ describe("the buildLatency field", () => {
 
   it("the fidelity script's per-task tables keep it, as they keep buildBandwidth", () => {
     const graph = { tasks: [{ key: "a-0", prefix: "a", duration: 0.1, nbytes: 10, deps: [], output: true }, { key: "b-0", prefix: "b", duration: 0.1, nbytes: 10, deps: [], output: true }] };
-    const nominal = { name: "n", tasks: [{ prefix: "a", buildBandwidth: "1.81 GB", buildLatency: 0.000394 }, { prefix: "b" }] };
+    const nominal = { name: "n", tasks: [{ prefix: "a", buildBandwidth: "1.81 GB", buildLatency: 0.00045 }, { prefix: "b" }] };
     const { taskTable } = graphTable(graph, nominal, (t) => t.duration);
-    expect(taskTable[0]).toMatchObject({ buildBandwidth: "1.81 GB", buildLatency: 0.000394 });
+    expect(taskTable[0]).toMatchObject({ buildBandwidth: "1.81 GB", buildLatency: 0.00045 });
     expect(taskTable[1]).not.toHaveProperty("buildLatency");
-    expect(validateSpec({ name: "n", taskTable }).taskTable![0]!.buildLatency).toBe(0.000394);
+    expect(validateSpec({ name: "n", taskTable }).taskTable![0]!.buildLatency).toBe(0.00045);
   });
 });
