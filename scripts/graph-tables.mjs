@@ -3,7 +3,7 @@
 
 /**
  * Every task of `graph` as a table row, its duration from `durationOf(task)`, and what its group
- * in the nominal spec says of how it spends it (`cpu`, `gil`, `buildBandwidth`): a row without
+ * in the nominal spec says of how it spends it (`cpu`, `gil`, `buildBandwidth`, `buildLatency`): a row without
  * `cpu` is all CPU, which under a host model is another workload.
  */
 export function graphTable(graph, nominal, durationOf) {
@@ -20,6 +20,7 @@ export function graphTable(graph, nominal, durationOf) {
       ...(group?.cpu === undefined ? {} : { cpu: group.cpu }),
       ...(group?.gil === undefined ? {} : { gil: group.gil }),
       ...(group?.buildBandwidth === undefined ? {} : { buildBandwidth: group.buildBandwidth }),
+      ...(group?.buildLatency === undefined ? {} : { buildLatency: group.buildLatency }),
     };
   });
   return { name: nominal.name, taskTable, ...(nominal.cluster === undefined ? {} : { cluster: nominal.cluster }) };

@@ -8,7 +8,7 @@
 // input bytes per worker and where each run put it. --jitter MS adds N more spanwork runs
 // (--samples, default 10) of the graph dask ran as a per-task table, every task's duration
 // moved by a uniform draw in ±MS (sample i: seed i, as scripts/fidelity.mjs --jitter; the
-// table keeps each prefix's cpu, gil and buildBandwidth: scripts/graph-tables.mjs).
+// table keeps each prefix's cpu, gil, buildBandwidth and buildLatency: scripts/graph-tables.mjs).
 //
 //   node fidelity/tools/placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--jitter MS [--samples N]] [--json FILE]
 import { readFileSync, writeFileSync } from "node:fs";

@@ -31,6 +31,7 @@ export function compileSpec(spec: WorkloadSpec, seed: number): TaskGraph {
         cpuShare: group.cpu,
         gil: group.gil === true,
         buildBandwidth: group.buildBandwidth ?? 0,
+        buildLatency: group.buildLatency ?? 0,
         failureProbability: group.failureProbability,
       });
     }

@@ -27,6 +27,8 @@ export interface TaskGraph {
   readonly anyGil: boolean;
   /** Bytes/s at which each task builds its output as CPU work inside its duration (docs/sim.md, "Tasks that build their output"); 0: it does not. */
   readonly buildBandwidth: Float64Array;
+  /** Seconds each task's build costs beyond its bytes (a build: buildLatency + nbytes / buildBandwidth); 0: none. */
+  readonly buildLatency: Float64Array;
   /** Probability that one execution of the task raises. */
   readonly failureProbability: Float64Array;
   /** Dependencies of task i: deps[depStart[i] … depStart[i+1]-1]. */
@@ -61,6 +63,8 @@ export interface TaskInit {
   gil?: boolean;
   /** Bytes/s it builds its output at, CPU work counted inside its duration (default: none). */
   buildBandwidth?: number;
+  /** Seconds its build costs beyond its bytes (default 0). */
+  buildLatency?: number;
   failureProbability?: number;
   /** Group the task belongs to, for the root-ish test; defaults to its prefix. */
   group?: string;
@@ -77,6 +81,7 @@ export class GraphBuilder {
   private gil = new Uint8Array(1024);
   private anyGil = false;
   private buildBandwidth = new Float64Array(1024);
+  private buildLatency = new Float64Array(1024);
   private failureProbability = new Float64Array(1024);
   private edgeTask = new Int32Array(4096);
   private edgeDep = new Int32Array(4096);
@@ -118,6 +123,7 @@ export class GraphBuilder {
     this.gil[id] = init.gil === true ? 1 : 0;
     if (init.gil === true) this.anyGil = true;
     this.buildBandwidth[id] = init.buildBandwidth ?? 0;
+    this.buildLatency[id] = init.buildLatency ?? 0;
     this.failureProbability[id] = init.failureProbability ?? 0;
     return id;
   }
@@ -183,6 +189,7 @@ export class GraphBuilder {
       gil: this.gil.slice(0, n),
       anyGil: this.anyGil,
       buildBandwidth: this.buildBandwidth.slice(0, n),
+      buildLatency: this.buildLatency.slice(0, n),
       failureProbability: this.failureProbability.slice(0, n),
       depStart: start,
       deps: unique,
@@ -203,6 +210,7 @@ export class GraphBuilder {
     this.cpuShare = grow(this.cpuShare);
     this.gil = grow(this.gil);
     this.buildBandwidth = grow(this.buildBandwidth);
+    this.buildLatency = grow(this.buildLatency);
     this.failureProbability = grow(this.failureProbability);
   }
 }

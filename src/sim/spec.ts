@@ -73,8 +73,10 @@ const taskGroup = z
     cpu: probability.default(1),
     /** Its CPU part holds the worker's GIL (pure Python); absent: false, it releases it (numpy-style). */
     gil: z.boolean({ error: "expected true or false" }).optional(),
-    /** Bytes/s it builds its output at first, CPU work counted inside its duration; absent: no build. */
+    /** Bytes/s it builds its output at first, CPU work counted inside its duration; absent: no per-byte term. */
     buildBandwidth: bytes("positive").optional(),
+    /** Seconds each build costs beyond its bytes (a build is buildLatency + outputSize / buildBandwidth); absent: 0. */
+    buildLatency: nonNegative.optional(),
     failureProbability: probability.default(0),
     dependsOn,
   })

@@ -23,8 +23,7 @@ export class TaskModels {
     const g = this.graph;
     const duration = g.duration[id]!;
     const cpu = g.cpuShare[id]!;
-    const bandwidth = g.buildBandwidth[id]!;
-    const build = bandwidth > 0 ? g.nbytes[id]! / bandwidth : 0;
+    const build = buildSeconds(g.nbytes[id]!, g.buildBandwidth[id]!, g.buildLatency[id]!);
     const durations: Record<string, number> = {};
     let overrun = 0;
     if (build > 0) overrun = buildDurations(durations, duration, cpu, build, cpu < 1 ? this.overrun(duration) : 0);
@@ -51,6 +50,16 @@ export class TaskModels {
     if (this.taskOverrun === 0 || duration === 0) return 0;
     return -this.taskOverrun * Math.log(1 - this.overrunDice.random());
   }
+}
+
+/**
+ * The CPU seconds of building an output of `nbytes`: a fixed `latency` per value (what a build
+ * costs beyond its bytes: fidelity/tools/build_sizes.py fits it) plus the bytes at `bandwidth`
+ * (0: no per-byte term). An output of 0 bytes is not built: it costs nothing.
+ */
+export function buildSeconds(nbytes: number, bandwidth: number, latency: number): number {
+  if (nbytes <= 0) return 0;
+  return latency + (bandwidth > 0 ? nbytes / bandwidth : 0);
 }
 
 /**

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { keySplit } from "../state/key-split.js";
 import { GraphBuilder, type TaskGraph } from "./graph.js";
 import { formatLimit, LIMITS } from "./limits.js";
-import { bytes } from "./spec-fields.js";
+import { bytes, nonNegative } from "./spec-fields.js";
 
 /** Bytes as a number or a size string ("1.5 MB"), from 0 to the limit on bytes. */
 const outputSize = bytes("nonNegative");
@@ -23,8 +23,10 @@ const taskRow = z
     cpu: z.number({ error: "expected a number" }).min(0, "expected a share in [0, 1]").max(1, "expected a share in [0, 1]").optional(),
     /** Its CPU part holds the worker's GIL (default false). */
     gil: z.boolean({ error: "expected true or false" }).optional(),
-    /** Bytes/s it builds its output at first, CPU work counted inside its duration (default: no build). */
+    /** Bytes/s it builds its output at first, CPU work counted inside its duration (default: no per-byte term). */
     buildBandwidth: bytes("positive").optional(),
+    /** Seconds each build costs beyond its bytes (default 0), as a task group's. */
+    buildLatency: nonNegative.optional(),
     /** The client keeps this task's result (default: the tasks nothing depends on). */
     output: z.boolean({ error: "expected true or false" }).optional(),
   })
@@ -87,7 +89,7 @@ function prefixOf(row: TaskRow): string {
 export function compileTaskTable(rows: readonly TaskRow[], name: string, outputs?: readonly string[]): TaskGraph {
   const builder = new GraphBuilder();
   for (const row of rows) {
-    builder.addTask({ key: row.key, prefix: prefixOf(row), duration: row.duration, nbytes: Math.round(row.outputSize), cpuShare: row.cpu ?? 1, gil: row.gil === true, buildBandwidth: row.buildBandwidth ?? 0 });
+    builder.addTask({ key: row.key, prefix: prefixOf(row), duration: row.duration, nbytes: Math.round(row.outputSize), cpuShare: row.cpu ?? 1, gil: row.gil === true, buildBandwidth: row.buildBandwidth ?? 0, buildLatency: row.buildLatency ?? 0 });
   }
   rows.forEach((row, id) => {
     for (const dependency of row.dependencies) builder.addDependency(id, builder.idOf(dependency)!);

@@ -1,12 +1,12 @@
-// The spec's `buildBandwidth` field from the command line (docs/sim.md, "Tasks that build their
-// output"): a bad value is one line naming the file and the field's path, exit 2, for task
-// groups and task-table rows alike; a good one runs.
+// The spec's `buildBandwidth` and `buildLatency` fields from the command line (docs/sim.md,
+// "Tasks that build their output"): a bad value is one line naming the file and the field's
+// path, exit 2, for task groups and task-table rows alike; a good one runs.
 import { describe, expect, it } from "vitest";
 import { cliSandbox } from "./sandbox.js";
 
 const sandbox = cliSandbox("spanwork-build-");
 
-describe("tasks[].buildBandwidth and taskTable[].buildBandwidth", () => {
+describe("tasks[].buildBandwidth, buildLatency and taskTable[].buildBandwidth, buildLatency", () => {
   it.each([
     ["negative.yaml", "tasks:\n  - { prefix: a, count: 2 }\n  - { prefix: b, buildBandwidth: -5 }\n", "error: negative.yaml: tasks[1].buildBandwidth: expected a positive size, got -5"],
     ["zero.json", JSON.stringify({ tasks: [{ prefix: "a", buildBandwidth: 0 }] }), "error: zero.json: tasks[0].buildBandwidth: expected a positive size, got 0"],
@@ -17,6 +17,8 @@ describe("tasks[].buildBandwidth and taskTable[].buildBandwidth", () => {
       JSON.stringify({ taskTable: [{ key: "a-0", duration: 1, outputSize: 10 }, { key: "a-1", duration: 1, outputSize: 10, buildBandwidth: "-1 MB" }] }),
       'error: table.json: taskTable[1].buildBandwidth: expected a positive size, got "-1 MB"',
     ],
+    ["latency.yaml", "tasks:\n  - { prefix: a, buildBandwidth: 1.81 GB, buildLatency: -0.001 }\n", "error: latency.yaml: tasks[0].buildLatency: expected a number ≥ 0"],
+    ["latency-table.json", JSON.stringify({ taskTable: [{ key: "a-0", duration: 1, outputSize: 10, buildLatency: "1 ms" }] }), "error: latency-table.json: taskTable[0].buildLatency: expected a number"],
   ])("%s: one line and exit 2", async (name, text, line) => {
     const outcome = await sandbox.run(["run", sandbox.write(name, text)]);
     expect(outcome.stderr).toBe(`${line}\n`);
