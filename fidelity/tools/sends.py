@@ -7,13 +7,12 @@ after, and every `task-finished` the scheduler reads (to put the log on the run'
 task records count from the first task's start). join_decisions.py's own log (the decisions of
 PREFIX, steal confirmations, the active memory manager's drops) is kept beside it.
 
-    /usr/bin/python3 fidelity/tools/sends.py fidelity/quiet/graphs/heavy-tree-s1.json \\
-        --prefix sum_a,sum_b,total --runs 3 --out fidelity/quiet/tools/sends-heavy-tree-s1.json
+    PYTHONPATH=../shared/fidelity /usr/bin/python3 fidelity/tools/sends.py fidelity/quiet/graphs/heavy-tree-s1.json \\
+        --prefix sum_a,sum_b,total --runs 3 --out fidelity/quiet/tools/sends-heavy-tree-s1.json [--driver ../shared/fidelity]
 
-`--show` prints a run already in --out: per worker, each task's send, start and end, and the
-processing counts at each send.
+`--show` prints the runs already in --out: every send in order, each worker's processing count
+and occupancy then, and where and when the task ran.
 """
-import argparse
 import json
 import os
 import statistics
@@ -23,6 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import join_decisions  # noqa: E402
+from join_decisions import arguments  # noqa: E402
 
 SENDS = []
 
@@ -79,14 +79,7 @@ def show(run, sends):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("graph")
-    p.add_argument("--prefix", default="sum_a,sum_b,total")
-    p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--out", required=True)
-    p.add_argument("--driver", default=None, help="the folder of dask_driver.py (default: the shared fidelity set)")
-    p.add_argument("--show", action="store_true", help="print the runs already in --out instead of running dask")
-    a = p.parse_args()
+    a = arguments(__doc__, "sum_a,sum_b,total")
     if a.show:
         with open(a.out) as f:
             for r in json.load(f)["runs"]:
@@ -94,9 +87,7 @@ def main():
         return
     with open(a.graph) as f:
         graph = json.load(f)
-    import harness  # noqa: F401  (puts the shared fidelity set on sys.path)
-    if a.driver:
-        sys.path.insert(0, os.path.abspath(a.driver))
+    sys.path.insert(0, os.path.abspath(a.driver))
     import dask_driver
 
     install(a.prefix)
