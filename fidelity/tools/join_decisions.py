@@ -106,6 +106,8 @@ def arguments(doc, prefix):
     p.add_argument("--out", required=True)
     p.add_argument("--driver", default="../shared/fidelity", help="the folder of dask_driver.py")
     p.add_argument("--show", action="store_true", help="print the runs already in --out instead of running dask")
+    p.add_argument("--untraced", action="store_true",
+                   help="run the graph the same way with no hook installed (what do the hooks do to the runs?)")
     return p.parse_args()
 
 
@@ -125,7 +127,8 @@ def main():
     sys.path.insert(0, os.path.abspath(a.driver))
     import dask_driver
 
-    install(a.prefix)
+    if not a.untraced:
+        install(a.prefix)
     out = []
     for i in range(a.runs):
         LOG.clear()

@@ -90,7 +90,8 @@ def main():
     sys.path.insert(0, os.path.abspath(a.driver))
     import dask_driver
 
-    install(a.prefix)
+    if not a.untraced:
+        install(a.prefix)
     out = {"graph": a.graph, "load_before": os.getloadavg()[0], "runs": []}
     for i in range(a.runs):
         join_decisions.LOG.clear()
