@@ -96,15 +96,23 @@ def show(run, decisions, dependents):
           f"of PREFIX placed there later)", flush=True)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(doc, prefix):
+    """The command line of a tool that runs a graph with the fidelity driver and logs inside the
+    scheduler (this one, sends.py): its first docstring line, PREFIX's default."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("graph")
-    p.add_argument("--prefix", default="join")
+    p.add_argument("--prefix", default=prefix)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--out", required=True)
     p.add_argument("--driver", default="../shared/fidelity", help="the folder of dask_driver.py")
     p.add_argument("--show", action="store_true", help="print the runs already in --out instead of running dask")
-    a = p.parse_args()
+    p.add_argument("--untraced", action="store_true",
+                   help="run the graph the same way with no hook installed (what do the hooks do to the runs?)")
+    return p.parse_args()
+
+
+def main():
+    a = arguments(__doc__, "join")
     with open(a.graph) as f:
         graph = json.load(f)
     dependents = {}
@@ -119,7 +127,8 @@ def main():
     sys.path.insert(0, os.path.abspath(a.driver))
     import dask_driver
 
-    install(a.prefix)
+    if not a.untraced:
+        install(a.prefix)
     out = []
     for i in range(a.runs):
         LOG.clear()
