@@ -195,6 +195,47 @@ def fetch_cost_parts(path):
     return out
 
 
+def lone_transfers_run(path, cal_path):
+    """lone_transfers.py's one-at-a-time transfers (every duration kept): per size the factor
+    against the size's median, and the wire sigma the simulator's split of them implies (the
+    wire's share of a lone transfer from the calibration's fit and DESERIALIZE_BANDWIDTH): the
+    sigma whose modelled transfers have the measured log standard deviation (bisection, fixed seed)."""
+    import random
+    d = json.load(open(path))
+    lat, bw = fit(json.load(open(cal_path)))
+    deser = 1 / DESERIALIZE_BANDWIDTH
+    wire_per_byte = 1 / bw - deser
+    out = {"file": os.path.relpath(path, os.path.dirname(REPO)), "load": [d["load_before"], d["load_after"]], "started": d["started"], "by_bytes": {}}
+    all_factors = []
+    for size, row in d["by_bytes"].items():
+        med = statistics.median(row["durations"])
+        fs = [x / med for x in row["durations"]]
+        all_factors += fs
+        out["by_bytes"][size] = summary(fs)
+    out["all"] = summary(all_factors)
+    target = out["all"]["log_sigma_std"]
+    sizes = [int(s) for s in d["by_bytes"]]
+
+    def modelled(sigma):
+        rng = random.Random(1)
+        logs = []
+        for s in sizes:
+            xs = [lat + s * deser + s * wire_per_byte * math.exp(rng.gauss(0, sigma)) for _ in range(2000)]
+            med = statistics.median(xs)
+            logs += [math.log(x / med) for x in xs]
+        return statistics.pstdev(logs)
+
+    lo, hi = 0.0, 3.0
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if modelled(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    out["wire_sigma"] = (lo + hi) / 2
+    return out
+
+
 def main():
     quiet_cal = os.path.join(REPO, "fidelity", "quiet", "calibration.json")
     shared_cal = os.path.join(SHARED, "calibration.json")
@@ -213,6 +254,9 @@ def main():
             raw(os.path.join(REPO, "fidelity", "contended", "real", "raw", "*.json"), shared_cal, "contended"),
         ],
     }
+    lone = os.path.join(REPO, "fidelity", "quiet", "tools", "lone_transfers.json")
+    if os.path.exists(lone):
+        result["lone_transfers_quiet"] = lone_transfers_run(lone, quiet_cal)
     print(json.dumps(result, indent=1))
 
 
