@@ -133,6 +133,18 @@ def raw(pattern, cal_path, label):
             "by_size": {k: summary(v) for k, v in by_class.items()}}
 
 
+def solve(increasing, target):
+    """The sigma in [0, 3] where `increasing(sigma)` reaches `target` (bisection)."""
+    lo, hi = 0.0, 3.0
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if increasing(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
 DESERIALIZE_BANDWIDTH = 1.37e9  # src/sim/network/types.ts (deserialise.py's fit)
 
 
@@ -159,15 +171,8 @@ def wire_sigma_from_range(cal_path, repeats=7, draws=4000):
                 total += math.log(max(xs) / min(xs))
         return total / (len(sizes) * (draws // len(sizes)))
 
-    lo, hi = 0.0, 3.0
-    for _ in range(30):
-        mid = (lo + hi) / 2
-        if mean_range(mid) < target:
-            lo = mid
-        else:
-            hi = mid
     return {"calibration": os.path.relpath(cal_path, os.path.dirname(REPO)), "mean_log_max_over_min": target,
-            "wire_share_at_32MB": 32e6 * wire_per_byte / (lat + 32e6 / bw), "wire_sigma": (lo + hi) / 2}
+            "wire_share_at_32MB": 32e6 * wire_per_byte / (lat + 32e6 / bw), "wire_sigma": solve(mean_range, target)}
 
 
 def fetch_cost_parts(path):
@@ -225,14 +230,7 @@ def lone_transfers_run(path, cal_path):
             logs += [math.log(x / med) for x in xs]
         return statistics.pstdev(logs)
 
-    lo, hi = 0.0, 3.0
-    for _ in range(30):
-        mid = (lo + hi) / 2
-        if modelled(mid) < target:
-            lo = mid
-        else:
-            hi = mid
-    out["wire_sigma"] = (lo + hi) / 2
+    out["wire_sigma"] = solve(modelled, target)
     return out
 
 
