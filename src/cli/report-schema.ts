@@ -76,6 +76,7 @@ const clusterSummary = z.object({
     hostBandwidth: z.number().positive().nullable(),
     loopBandwidth: z.number().positive().nullable(),
     deserializeBandwidth: z.number().positive().optional(),
+    transferSpread: z.number().positive().optional(),
   }),
   disk: z.object({
     bandwidth: z.number().positive(),

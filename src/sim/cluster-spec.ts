@@ -123,6 +123,15 @@ const bytesPerSecondOrFalse = () =>
     return z.NEVER;
   });
 
+/** A lognormal's sigma (a number ≥ 0), or false for none. */
+const sigmaOrFalse = () =>
+  z.unknown().transform((raw, ctx): number | false => {
+    if (raw === false) return false;
+    if (typeof raw === "number" && Number.isFinite(raw) && raw >= 0 && raw <= 3) return raw;
+    ctx.addIssue({ code: "custom", message: "expected a sigma (a number from 0 to 3) or false" });
+    return z.NEVER;
+  });
+
 const clusterFields = {
   workers: workerCount.optional(),
   threads: threadCount.optional(),
@@ -137,6 +146,8 @@ const clusterFields = {
   loopBandwidth: bytesPerSecondOrFalse().optional(),
   /** Bytes/s a receiving worker deserialises a message at, its GIL held (every network but instant); false = free. */
   deserializeBandwidth: bytesPerSecondOrFalse().optional(),
+  /** The sigma of the log of each transfer's wire factor (lognormal, median 1; network/spread.ts); 0 or false = every transfer exact. */
+  transferSpread: sigmaOrFalse().optional(),
   disk: diskSchema.optional(),
   host: hostSchema.optional(),
   overheads: overheadsSchema.optional(),

@@ -10,7 +10,7 @@ import { DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { DEFAULT_DISK, type DiskParameters } from "./disk.js";
 import { formatLimit, LIMITS } from "./limits.js";
 import { DEFAULT_MEMORY_MODEL, type MemoryModel } from "./memory.js";
-import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, DESERIALIZE_BANDWIDTH, type NetworkKind } from "./network/index.js";
+import { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DEFAULT_NETWORK_KIND, DESERIALIZE_BANDWIDTH, DEFAULT_TRANSFER_SPREAD, type NetworkKind } from "./network/index.js";
 import type { ClusterSpec, HostSpec } from "./cluster-spec.js";
 import { eevdfCredit, eevdfSlice, type HostCpuParameters } from "./host-cpu.js";
 import { DEFAULT_OVERHEADS, type Overheads } from "./overheads.js";
@@ -43,6 +43,8 @@ export interface ResolvedCluster {
   readonly loopBandwidth: number | null;
   /** Bytes/s a receiving worker deserialises a message at, its event loop stopped meanwhile (network/deserialize.ts); null = free. */
   readonly deserializeBandwidth: number | null;
+  /** The sigma of each transfer's lognormal wire factor (network/spread.ts); null = every transfer exact. */
+  readonly transferSpread: number | null;
   readonly disk: DiskParameters;
   /** The hosts' cores and other load (host-cpu.ts), and where the scheduler runs; null = no CPU model (no thread waits for a core). */
   readonly host: ResolvedHost | null;
@@ -137,6 +139,8 @@ export function resolveCluster(
   // dask's, measured quiet, unless a layer says (`false`: free); on by default because no fidelity
   // case left ±5 % with it and the shared and quiet spec-alone sets came closer (docs/sim.md, "Network")
   const deserializeBandwidth = highest(layers, "deserializeBandwidth") ?? DESERIALIZE_BANDWIDTH;
+  // off unless a layer says: docs/sim.md, "Transfers vary" (the shared calibration's figure is 0.84)
+  const transferSpread = highest(layers, "transferSpread") ?? DEFAULT_TRANSFER_SPREAD;
   const from = Math.max(0, layoutAt);
   // Per group: a higher layer's value, else the group's own, else the layout layer's or a lower one's.
   const above = <K extends "threads" | "memoryLimit">(field: K) => (layoutAt + 1 < layers.length ? highest(layers, field, layoutAt + 1) : undefined);
@@ -191,6 +195,7 @@ export function resolveCluster(
     hostBandwidth: highest(layers, "hostBandwidth") ?? null,
     loopBandwidth: loopBandwidth === false ? null : loopBandwidth,
     deserializeBandwidth: deserializeBandwidth === false ? null : deserializeBandwidth,
+    transferSpread: transferSpread === false || transferSpread === null || transferSpread === 0 ? null : transferSpread,
     disk: mergeSection<DiskParameters>(DEFAULT_DISK, layers.map((layer) => layer.disk)),
     overheads: mergeSection<Overheads>(DEFAULT_OVERHEADS, layers.map((layer) => layer.overheads)),
     memory: mergeSection<MemoryModel>(DEFAULT_MEMORY_MODEL, layers.map((layer) => layer.memory)),

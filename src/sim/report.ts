@@ -87,8 +87,9 @@ export interface ClusterSummary {
   /**
    * `loopBandwidth`: bytes/s each worker's event loop moves, sends and receives together (max-min, shared-host); null: no such limit.
    * `deserializeBandwidth` (present when the cluster has one): bytes/s a receiver deserialises at, its event loop stopped meanwhile.
+   * `transferSpread` (present when the cluster has one): the sigma of each transfer's lognormal wire factor (network/spread.ts).
    */
-  network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null; loopBandwidth: number | null; deserializeBandwidth?: number };
+  network: { model: string; latency: number; bandwidth: number; workersPerHost: number; hostBandwidth: number | null; loopBandwidth: number | null; deserializeBandwidth?: number; transferSpread?: number };
   disk: { bandwidth: number; latency: number; hostBandwidth: number | null; removeLatency: number; removeBandwidth: number | null };
   overheads: import("./overheads.js").Overheads;
   memory: import("./memory.js").MemoryModel;

@@ -5,7 +5,7 @@
 import type { WorkerClock } from "../worker/clock.js";
 import type { ResolvedCluster } from "./cluster.js";
 import { ClusterCpu } from "./host-cpu.js";
-import { createNetwork, type EndpointCapacity, type SimNetwork } from "./network/index.js";
+import { createNetwork, withTransferSpread, type EndpointCapacity, type SimNetwork } from "./network/index.js";
 
 export interface RunNetwork {
   readonly network: SimNetwork;
@@ -13,15 +13,15 @@ export interface RunNetwork {
   readonly cpu: ClusterCpu | null;
 }
 
-/** `addressIndex`: each worker's index by its address. */
-export function runNetwork(cluster: ResolvedCluster, clock: WorkerClock, addressIndex: ReadonlyMap<string, number>): RunNetwork {
+/** `addressIndex`: each worker's index by its address; `seed`: the run's (the transfers' spread draws from it). */
+export function runNetwork(cluster: ResolvedCluster, clock: WorkerClock, addressIndex: ReadonlyMap<string, number>, seed: number): RunNetwork {
   const addresses = cluster.workers.map((shape) => shape.address);
   const endpoints = new Map<string, EndpointCapacity>(
     cluster.workers.map((shape) => [shape.address, { send: shape.sendBandwidth, receive: shape.receiveBandwidth, host: shape.host }]),
   );
   // A worker's loop thread carries its SerialLoop's work and the bytes it moves (max-min, shared-host).
   const cpu = cluster.host === null ? null : new ClusterCpu(cluster.host, cluster.workers.map((shape) => shape.host), (w) => network.moving?.(addresses[w]!) ?? false);
-  const network: SimNetwork = createNetwork(cluster.network, clock, {
+  const model = createNetwork(cluster.network, clock, {
     latency: cluster.latency,
     bandwidth: cluster.bandwidth,
     endpoints,
@@ -30,6 +30,8 @@ export function runNetwork(cluster: ResolvedCluster, clock: WorkerClock, address
     deserializeBandwidth: cluster.deserializeBandwidth,
     ...(cpu === null ? {} : { loopShare: (address: string) => cpu.loopThreads[addressIndex.get(address)!]!.shareAt(clock.now()) }),
   });
+  // Every transfer's wire varies (network/spread.ts); without a spread the model itself, exact.
+  const network: SimNetwork = cluster.transferSpread === null ? model : withTransferSpread(model, cluster.transferSpread, seed);
   if (cpu !== null && network.loopSharesChanged !== undefined) cpu.watch(clock, () => network.loopSharesChanged!());
   return { network, cpu };
 }

@@ -126,7 +126,7 @@ class SimulationRun {
     );
     this.dice = new FaultDice(this.plan, seed);
     this.tasks = new TaskModels(this.graph, cluster.overheads.taskOverrun, this.dice, seed, () => this.clock.now());
-    const { network, cpu } = runNetwork(cluster, this.clock, this.addressIndex);
+    const { network, cpu } = runNetwork(cluster, this.clock, this.addressIndex, seed);
     this.network = network;
     this.cpu = cpu;
     this.inner = new InProcessTransport({ network: this.network });

@@ -6,6 +6,7 @@ export { InstantNetwork } from "./instant.js";
 export { LatencyBandwidthNetwork } from "./latency-bandwidth.js";
 export { MaxMinNetwork, maxMinFairRates, maxMinFairRatesOver, type MaxMinParameters } from "./max-min.js";
 export { NETWORK_MODELS, NETWORK_KINDS, DEFAULT_NETWORK_KIND, type NetworkKind } from "./registry.js";
+export { DEFAULT_TRANSFER_SPREAD, SHARED_CALIBRATION_TRANSFER_SPREAD, withTransferSpread } from "./spread.js";
 export { deserializeCost, deserializeSeconds, wireCapacity } from "./deserialize.js";
 export { DEFAULT_LOOP_BANDWIDTH, DEFAULT_NETWORK, DESERIALIZE_BANDWIDTH, type EndpointCapacity, type NetworkModelEntry, type NetworkParameters, type SimNetwork } from "./types.js";
 
