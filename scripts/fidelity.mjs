@@ -6,7 +6,7 @@
 // runs, min-max), with the bars of issue 15 (makespan ±5 %, transfers and bytes ±15 %, spill
 // ±15 %; bytes against at least 1 MB of dask's). check.sh compares only the makespan.
 //
-//   node scripts/fidelity.mjs [--cluster PROFILE] [--replay] [--jitter MS [--samples N]] [--json FILE] [--spanwork CHECKOUT] [SET ...]
+//   node scripts/fidelity.mjs [--cluster PROFILE] [--replay] [--jitter MS [--samples N] [--reseed]] [--json FILE] [--spanwork CHECKOUT] [SET ...]
 //
 // --replay: simulate each case as a per-task table (taskTable) of the graph dask ran, every
 // task with the median of its measured durations over the real runs instead of its nominal
@@ -17,7 +17,10 @@
 // every task's duration moved by a uniform draw in ±MS milliseconds (sample i draws with
 // seed i), and a second table gives min, median and max of makespan, keys moved and bytes
 // moved over the samples next to dask's. A figure that swings as much as dask's own runs is
-// decided by timing, not by a missing mechanism.
+// decided by timing, not by a missing mechanism. The samples simulate with the case's seed
+// unless --reseed: then sample i also simulates with seed i, which moves the model's own draws
+// (a profile's transferSpread, taskOverrun, drawn costs, stealing's hash order) on the same
+// graph; `--jitter 0 --reseed` keeps every duration nominal and moves only those.
 // --spanwork: simulate with another checkout's sources (e.g. main, for a before/after table).
 // SET: a fidelity folder (default: ../shared/fidelity when it exists, and fidelity/). The
 // disk of a set comes from its calibration.json when it has one (as check.sh does), unless
@@ -39,6 +42,7 @@ let checkout = root;
 let replay = false;
 let jitter = null;
 let samples = 10;
+let reseed = false;
 const sets = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--cluster") profilePath = args[++i];
@@ -46,17 +50,26 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === "--replay") replay = true;
   else if (args[i] === "--jitter") jitter = Number(args[++i]);
   else if (args[i] === "--samples") samples = Number(args[++i]);
+  else if (args[i] === "--reseed") reseed = true;
   else if (args[i] === "--json") jsonPath = args[++i];
   else if (args[i] === "-h" || args[i] === "--help") {
-    console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 20).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+    console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 23).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
     process.exit(0);
   } else if (args[i].startsWith("--")) {
     console.error(`unknown option ${args[i]}`);
     process.exit(2);
   } else sets.push(resolve(args[i]));
 }
-if (jitter !== null && !(jitter > 0)) {
-  console.error("--jitter: expected milliseconds > 0");
+if (jitter !== null && !(jitter >= 0)) {
+  console.error("--jitter: expected milliseconds ≥ 0");
+  process.exit(2);
+}
+if (jitter === 0 && !reseed) {
+  console.error("--jitter 0: every sample would be the nominal run; add --reseed to move the run's seed");
+  process.exit(2);
+}
+if (reseed && jitter === null) {
+  console.error("--reseed: only with --jitter MS (0: the durations stay nominal)");
   process.exit(2);
 }
 if (!(Number.isInteger(samples) && samples > 0)) {
@@ -111,7 +124,7 @@ for (const set of sets) {
     const keys = movedKeys(report);
     const spread = [];
     for (let i = 1; jitter !== null && i <= samples; i++) {
-      const sample = (await spanwork.simulate(jittered(set, `${real.name}-s${real.seed}`, nominal, jitter, i), options)).report;
+      const sample = (await spanwork.simulate(jittered(set, `${real.name}-s${real.seed}`, nominal, jitter, i), reseed ? { ...options, seed: i } : options)).report;
       spread.push({ makespan: sample.makespan, keys: movedKeys(sample), bytes: sample.transfer.bytes });
     }
     const sim = {
@@ -207,6 +220,10 @@ if (jitter !== null) {
   const w = lines[0].map((_, i) => Math.max(...lines.map((line) => line[i].length)));
   console.log("");
   for (const line of lines) console.log(line.map((cell, i) => cell.padEnd(w[i])).join("  ").trimEnd());
-  console.log(`${samples} samples per case, every task's duration moved by a uniform draw in ±${jitter} ms (sample i: seed i)`);
+  console.log(
+    jitter === 0
+      ? `${samples} samples per case, every task at its nominal duration, simulated with seed i (sample i)`
+      : `${samples} samples per case, every task's duration moved by a uniform draw in ±${jitter} ms (sample i: seed i${reseed ? ", simulated with seed i" : ""})`,
+  );
 }
 if (jsonPath !== null) writeFileSync(jsonPath, JSON.stringify(rows, null, 1) + "\n");

@@ -43,4 +43,18 @@ describe("scripts/fidelity.mjs task tables", () => {
     expect(Math.abs(sample! / nominal - 1)).toBeLessThan(0.02);
     expect(Math.abs(replayed / nominal - 1)).toBeLessThan(0.05);
   }, 60_000);
+
+  it("--jitter 0 --reseed moves only the run's seed: sample 1 is the case's own run (seed 1), sample 2 draws anew", () => {
+    const { set, profile } = oneCaseSet();
+    const json = join(dir, "out-reseed.json");
+    const child = spawnSync(process.execPath, [join(ROOT, "scripts", "fidelity.mjs"), "--cluster", profile, "--json", json, "--jitter", "0", "--reseed", "--samples", "2", set], { encoding: "utf8" });
+    expect(child.status, child.stderr).toBe(0);
+    const row = (JSON.parse(readFileSync(json, "utf8")) as { sim: { makespan: number }; jitter: { makespan: number }[] }[])[0]!;
+    expect(row.jitter[0]!.makespan).toBe(row.sim.makespan);
+    // The profile's taskOverrun is drawn per task from the run's seed: seed 2 lands elsewhere.
+    expect(row.jitter[1]!.makespan).not.toBe(row.sim.makespan);
+    const alone = spawnSync(process.execPath, [join(ROOT, "scripts", "fidelity.mjs"), "--jitter", "0", set], { encoding: "utf8" });
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toMatch(/--jitter 0: .*--reseed/);
+  }, 60_000);
 });
