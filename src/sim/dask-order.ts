@@ -10,10 +10,11 @@
 // iterates in id order (dependents ascending, dependencies as the graph holds them), which is
 // one of the orders dask may take; everywhere else the result is dask's exactly
 // (test/sim/dask-order.test.ts checks every fixture that is the same under several hash
-// seeds). The metrics are dask-order-metrics.ts's, the sort keys dask-order-keys.ts's; this
-// file is the walk itself.
+// seeds). The metrics are dask-order-metrics.ts's, the sort keys dask-order-keys.ts's, the
+// walk's bookkeeping and the steps it repeats dask-order-state.ts's; this file is the walk itself.
 import { OrderKeys } from "./dask-order-keys.js";
-import { graphMetrics, scaledGreater, type OrderGraph, type OrderMetrics } from "./dask-order-metrics.js";
+import { graphMetrics, scaledGreater, type OrderGraph } from "./dask-order-metrics.js";
+import { OrderState, type Pools } from "./dask-order-state.js";
 
 export type { OrderGraph } from "./dask-order-metrics.js";
 
@@ -22,134 +23,7 @@ export function daskOrder(g: OrderGraph): Int32Array {
   return new DaskOrder(g).run();
 }
 
-type Pools = Map<number, number[][]>;
-
-class DaskOrder {
-  private readonly n: number;
-  private readonly keys: readonly string[];
-  private readonly depStart: Int32Array;
-  private readonly deps: Int32Array;
-  private readonly dStart: Int32Array;
-  private readonly dents: Int32Array;
-  private readonly numNeeded: Int32Array;
-  private readonly result: Int32Array;
-  private readonly seen: Uint8Array;
-  /** Set membership stamps for the unions dask builds with `|=`. */
-  private readonly mark: Int32Array;
-  private stamp = 0;
-  /** 1: the single root was removed from this task's dependents set (order.py 392-396). */
-  private readonly rootRemoved: Uint8Array;
-  /** dask's metrics of every task, computed when run() starts (graphMetrics). */
-  private m!: OrderMetrics;
-  /** dask's sort keys over them (OrderKeys), made with the metrics. */
-  private k!: OrderKeys;
-  private readonly graph: OrderGraph;
-  private i = 0;
-  private skipRootNode = false;
-  private root = -1;
-
-  constructor(g: OrderGraph) {
-    const n = g.size;
-    this.n = n;
-    this.graph = g;
-    this.keys = g.keys;
-    this.depStart = g.depStart;
-    this.deps = g.deps;
-    this.dStart = g.dependentStart;
-    this.dents = g.dependents;
-    this.numNeeded = new Int32Array(n);
-    for (let t = 0; t < n; t++) this.numNeeded[t] = g.depStart[t + 1]! - g.depStart[t]!;
-    this.result = new Int32Array(n).fill(-1);
-    this.seen = new Uint8Array(n);
-    this.mark = new Int32Array(n);
-    this.rootRemoved = new Uint8Array(n);
-  }
-
-  private nDependents(x: number): number {
-    return this.dStart[x + 1]! - this.dStart[x]!;
-  }
-
-  private nDependencies(x: number): number {
-    return this.depStart[x + 1]! - this.depStart[x]!;
-  }
-
-  private sortDesc(list: number[], cmp: (a: number, b: number) => number): void {
-    list.sort((a, b) => cmp(b, a));
-  }
-
-  private minBy(list: Iterable<number>, cmp: (a: number, b: number) => number): number {
-    let best = -1;
-    for (const x of list) if (best === -1 || cmp(x, best) < 0) best = x;
-    if (best === -1) throw new Error("dask.order: min() of an empty sequence");
-    return best;
-  }
-
-  /** The dependents set of a task just run, as order.py 371-400 (and 417-438, 458-479)
-   * leave it: ready root dependents run now, the skipped root is taken out. */
-  private runAndFollow(item: number): number[] {
-    const { dStart, dents, result, numNeeded } = this;
-    result[item] = this.i++;
-    const out: number[] = [];
-    if (this.m.minHeights[item] === 1) {
-      const finishNow: number[] = [];
-      for (let e = dStart[item]!; e < dStart[item + 1]!; e++) {
-        const dep = dents[e]!;
-        if (this.nDependents(dep) === 0 && numNeeded[dep] === 1) finishNow.push(dep);
-        else out.push(dep);
-      }
-      if (finishNow.length > 0) {
-        if (finishNow.length > 1) finishNow.sort(this.k.finishNow);
-        for (const dep of finishNow) result[dep] = this.i++;
-        this.finishedNow = true;
-        return out;
-      }
-      this.finishedNow = false;
-      if (this.skipRootNode) {
-        numNeeded[this.root]!--;
-        const at = out.indexOf(this.root);
-        if (at < 0) throw new Error("dask.order: the single root is not a dependent (KeyError in dask)");
-        out.splice(at, 1);
-        this.rootRemoved[item] = 1;
-      }
-      return out;
-    }
-    this.finishedNow = false;
-    for (let e = dStart[item]!; e < dStart[item + 1]!; e++) out.push(dents[e]!);
-    return out;
-  }
-
-  private finishedNow = false;
-
-  private notInResult(list: Iterable<number>): number[] {
-    const out: number[] = [];
-    for (const x of list) if (this.result[x] === -1) out.push(x);
-    return out;
-  }
-
-  private union(into: number[], from: readonly number[]): void {
-    for (const x of from) {
-      if (this.mark[x] !== this.stamp) {
-        this.mark[x] = this.stamp;
-        into.push(x);
-      }
-    }
-  }
-
-  private newUnion(): number[] {
-    this.stamp++;
-    return [];
-  }
-
-  /** len(set_difference(dependents[parent], result)) (order.py 452). */
-  private pendingDependents(parent: number): number {
-    let count = 0;
-    for (let e = this.dStart[parent]!; e < this.dStart[parent + 1]!; e++) {
-      const d = this.dents[e]!;
-      if (this.result[d] === -1 && !(this.rootRemoved[parent] === 1 && d === this.root)) count++;
-    }
-    return count;
-  }
-
+class DaskOrder extends OrderState {
   run(): Int32Array {
     const n = this.n;
     if (n === 0) return new Int32Array(0);
@@ -493,34 +367,5 @@ class DaskOrder {
       innerStack.push(item);
     }
     return result;
-  }
-
-  private popInit(stack: number[]): number {
-    const x = stack.pop();
-    if (x === undefined) throw new Error("dask.order: pop from an empty init stack");
-    return x;
-  }
-
-  /** 620-629 and 680-689: both dependents wait in next_nodes or later_nodes. */
-  private twoLater(
-    nextNodes: Pools,
-    laterNodes: Pools,
-    itemKey: number,
-    dep: number,
-    key: number,
-    dep2: number,
-    key2: number,
-    push: (pools: Pools, key: number, vals: number[]) => void,
-  ): void {
-    if (key2 < itemKey) {
-      push(nextNodes, key, [dep]);
-      push(nextNodes, key2, [dep2]);
-    } else if (key < itemKey) {
-      push(nextNodes, key, [dep]);
-      push(laterNodes, key2, [dep2]);
-    } else {
-      push(laterNodes, key, [dep]);
-      push(laterNodes, key2, [dep2]);
-    }
   }
 }

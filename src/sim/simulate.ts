@@ -1,33 +1,26 @@
 // `simulate`: runs a whole task graph on N simulated workers — each the real Worker shell
 // with the real WorkerState and SpillBuffer — on one virtual clock, with the scheduler,
-// network, disk and faults of src/sim at the I/O boundary.
+// network, disk and faults of src/sim at the I/O boundary. This file is the run's outline
+// (build the cluster, carry the messages, tick the memory monitor, apply faults, drive the
+// clock, assemble the report); what each worker's process is made of is worker-process.ts's.
 import { PauseEvent, UnpauseEvent, FindMissingEvent, type SendMessageToScheduler } from "../state/index.js";
 import type { SpanRecord } from "../spans/index.js";
 import { VirtualClock, type TimerHandle } from "../worker/clock.js";
 import { InProcessTransport } from "../worker/in-process-transport.js";
-import { Worker } from "../worker/worker.js";
+import type { Worker } from "../worker/worker.js";
 import type { ResolvedCluster } from "./cluster.js";
 import { validateClusterProfile } from "./cluster-spec.js";
-import { BatchedLink, SerialLoop } from "./control-plane.js";
 import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
-import { VirtualDisk, simulatedDataSerializer, type DiskParameters } from "./disk.js";
-import { HostDisk } from "./host-disk.js";
 import type { ClusterCpu } from "./host-cpu.js";
-import { workerGil, type Gil } from "./gil.js";
-import { CopyHolds, holdingReads } from "./copy-holds.js";
-import { deserializeCost } from "./network/index.js";
-import { RecordingExecutor } from "./executor.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
 import { MemoryMonitor } from "./memory.js";
-import { costDraw, meanCost } from "./overheads.js";
 import { DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
 import { ReportBuilder, threadTimeProblems } from "./report-builder.js";
 import { Scheduler } from "./scheduler.js";
-import { ExecutionTracker } from "./scheduler/executing.js";
 import type { ResolvedPolicy } from "./scheduler/registry.js";
-import { SimWorker } from "./sim-worker.js";
+import type { SimWorker } from "./sim-worker.js";
 import { checkOptions, clusterOf, schedulerPolicy, SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
 import { clusterSummary, completionSentence, schedulerSummary, stealRecords, stuckTasks, taskCounts } from "./run-summary.js";
 import { workerAddress } from "./addresses.js";
@@ -35,6 +28,7 @@ import { TaskModels } from "./task-models.js";
 import { runNetwork } from "./run-network.js";
 import { SimTransport } from "./transport.js";
 import type { Workload } from "./workloads/index.js";
+import { startProcesses, type WorkerProcess } from "./worker-process.js";
 
 export { DEFAULT_NETWORK_KIND, DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS, workerAddress };
 export { SimulationError, workloadOfInput, type SimInput } from "./sim-input.js";
@@ -62,7 +56,9 @@ class SimulationRun {
   // Everything the simulation runs on this clock is promise-driven: settling needs no event-loop turn.
   private readonly clock = new VirtualClock({ settle: "microtasks" });
   private readonly graph: TaskGraph;
-  private readonly workers: SimWorker[] = [];
+  private readonly workers: SimWorker[];
+  /** Each worker's process: its loop, streams, GIL, copy holds, disk (worker-process.ts). */
+  private readonly processes: WorkerProcess[];
   private readonly scheduler: Scheduler;
   private readonly plan: FaultPlan;
   private readonly dice: FaultDice;
@@ -75,16 +71,8 @@ class SimulationRun {
   private readonly spanRecords: Array<{ worker: string; record: SpanRecord }> = [];
   private readonly nworkers: number;
   private readonly networkKind: NetworkKind;
-  /** Scheduler → worker and worker → scheduler streams, and each worker's event loop (the overheads). */
-  private readonly toWorker: BatchedLink[] = [];
-  private readonly toScheduler: BatchedLink[] = [];
-  private readonly loops: SerialLoop[] = [];
   /** The hosts' cores, when the cluster has a CPU model. */
   private readonly cpu: ClusterCpu | null;
-  /** Per worker, its process's GIL, when some task of the graph holds it. */
-  private readonly gils: Gil[] = [];
-  /** Each worker's GIL as held by copies that do not let go (copy-holds.ts); empty: switchInterval 0 or no network. */
-  private readonly copyHolds: CopyHolds[] = [];
   /** Workers differ in memory limit (the report then gives each its own). */
   private readonly heterogeneous: boolean;
   private tickTimer: TimerHandle | null = null;
@@ -99,8 +87,6 @@ class SimulationRun {
   private readonly dirty: Uint8Array;
   private dirtyCount = 0;
   private readonly addressIndex = new Map<string, number>();
-  /** Per worker: the start time of each task it runs, for heartbeats. */
-  private readonly executing: ExecutionTracker[] = [];
 
   constructor(
     private readonly workload: Workload,
@@ -143,8 +129,8 @@ class SimulationRun {
       dice: this.dice,
       latency: this.networkKind === "instant" ? 0 : latency,
       connectLatency: this.networkKind === "instant" ? 0 : cluster.overheads.connectLatency,
-      receiverLoop: (to) => this.loops[to]!,
-      copyHolds: (to) => this.copyHolds[to],
+      receiverLoop: (to) => this.processes[to]!.loop,
+      copyHolds: (to) => this.processes[to]!.holds,
       log: { record: (transfer) => this.transferDone(transfer), countFault: (kind, time) => this.report.countFault(kind, time) },
       onActivity: () => (this.lastActivity = this.clock.now()),
       onSettled: (to) => this.markDirty(to),
@@ -154,14 +140,6 @@ class SimulationRun {
       cluster.workers.map((shape) => shape.memoryLimit),
       options.memorySamplesPerWorker ?? 500,
     );
-    const overheads = cluster.overheads;
-    for (let i = 0; i < this.nworkers; i++) {
-      this.toWorker.push(new BatchedLink(this.clock, overheads.schedulerBatch, overheads.messageLatency));
-      // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
-      this.toScheduler.push(new BatchedLink(this.clock, overheads.workerBatch, overheads.messageLatency, (run) => this.readBatch(run)));
-      this.loops.push(new SerialLoop(this.clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${i}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${i}`), cpu?.loopThreads[i] ?? null));
-      if (overheads.switchInterval > 0 && this.networkKind !== "instant") this.copyHolds.push(new CopyHolds(overheads.switchInterval));
-    }
     const keepOutputs = options.keepOutputs ?? true;
     const graph = keepOutputs ? this.graph : { ...this.graph, isOutput: new Uint8Array(this.graph.size) };
     this.scheduler = new Scheduler(
@@ -174,7 +152,7 @@ class SimulationRun {
         onProgress: () => this.progress(),
         now: () => this.clock.now(),
         setTimer: (at, callback) => void this.clock.setTimer(at, callback),
-        executing: (worker, visit) => this.executing[worker]!.visit(visit),
+        executing: (worker, visit) => this.processes[worker]!.executing.visit(visit),
         abort: (error) => void this.clock.setTimer(this.clock.now(), () => {
           throw error;
         }),
@@ -184,87 +162,25 @@ class SimulationRun {
     this.dirty = new Uint8Array(this.nworkers);
     this.progressStep = Math.max(1, Math.floor(this.graph.size / 200));
     this.nextProgress = this.progressStep;
-    // One shared disk per host when the cluster says its workers' disks share a capacity.
-    const hostDisks = new Map<number, HostDisk>();
-    const hostBandwidth = cluster.disk.hostBandwidth ?? null;
-    for (let i = 0; i < this.nworkers; i++) {
-      const host = cluster.workers[i]!.host;
-      let shared: HostDisk | undefined;
-      if (hostBandwidth !== null) {
-        shared = hostDisks.get(host);
-        if (shared === undefined) hostDisks.set(host, (shared = new HostDisk(hostBandwidth)));
-      }
-      this.workers.push(this.createWorker(i, addresses[i]!, cluster.disk, shared));
-    }
-  }
-
-  private createWorker(index: number, address: string, diskParameters: DiskParameters, hostDisk: HostDisk | undefined): SimWorker {
-    // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
-    const loop = this.loops[index]!;
-    const disk = new VirtualDisk(this.clock, diskParameters, meanCost(this.cluster.overheads.workerHandling) > 0 ? (seconds) => void loop.reserve(seconds) : undefined, hostDisk);
-    const holds = this.copyHolds[index];
-    // A spilled value's read ends with the same join as a message's deserialisation, holding the GIL.
-    const store = holds === undefined ? disk : holdingReads(disk, loop, holds, deserializeCost(this.cluster.deserializeBandwidth), () => this.clock.now());
-    const limit = this.cluster.workers[index]!.memoryLimit;
-    const target = this.cluster.memory.target;
-    const collectSpans = this.options.collectSpans === true;
-    // Spill warnings (disk full, …) would flood the console: the first of each kind per worker goes to the report.
-    const reported = new Set<string>();
-    const logOnce = (kind: string) => (message: string) => {
-      if (reported.has(kind)) {
-        this.report.countFault(kind, this.clock.now());
-        return;
-      }
-      reported.add(kind);
-      this.report.fault(this.clock.now(), kind, `${address}: ${message} (further ones only counted)`);
-    };
-    const hostCpu = this.cpu?.host(this.cluster.workers[index]!.host);
-    const gil = this.graph.anyGil ? workerGil(this.clock, hostCpu) : undefined;
-    if (gil !== undefined) this.gils.push(gil);
-    const executor = new RecordingExecutor({
-      address,
-      sink: this.report,
-      ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, this.clock.now()) }),
-      ...(gil === undefined ? {} : { gil: (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => gil.run(seconds, signal, onEnd) }),
-      ...(holds === undefined ? {} : { gilWake: () => holds.wait(this.clock.now()) }),
-      // The Worker is built with this executor; by the time a task runs, it exists.
-      taskState: (key) => worker.state.tasks.get(key)?.state,
-    });
-    const executing = new ExecutionTracker(executor, (key) => {
-      const state = worker.state.tasks.get(key)?.state;
-      return state === "executing" || state === "long-running";
-    });
-    this.executing.push(executing);
-    const worker: Worker = new Worker({
-      address,
-      nthreads: this.cluster.workers[index]!.nthreads,
+    this.processes = startProcesses({
       clock: this.clock,
-      executor: executing,
+      cluster,
+      options,
+      seed,
+      cpu,
+      anyGil: this.graph.anyGil,
+      report: this.report,
       transport: this.transport,
-      send: (message) => this.send(index, message),
-      // The SpillBuffer's target (dask's memory.target of managed memory); false = none.
-      memoryLimit: target === false ? null : limit,
-      ...(target === false ? {} : { memoryTargetFraction: target }),
-      eventLoop: this.loops[index]!,
-      spill: {
-        store,
-        serializer: simulatedDataSerializer,
-        logger: { warn: logOnce("spill-warning"), error: logOnce("spill-error") },
-        ...(this.options.maxSpill === undefined ? {} : { maxSpill: this.options.maxSpill }),
-      },
-      validate: this.options.validate ?? false,
-      // dask's defaults: distributed.worker.connections.outgoing, transfer.message-bytes-limit,
-      // and memory.transfer × memory_limit.
-      transferIncomingCountLimit: 50,
-      transferMessageBytesLimit: 50e6,
-      ...(limit === null ? {} : { transferIncomingBytesLimit: Math.floor(limit * 0.1) }),
-      ...(collectSpans ? { onSpanRecord: (record: SpanRecord) => this.spanRecords.push({ worker: address, record }) } : {}),
+      inner: this.inner,
+      // The scheduler reads each batch a worker's stream brings on its one loop, after what it is busy with.
+      readBatch: (run) => this.readBatch(run),
+      send: (worker, message) => this.send(worker, message),
+      onSpanRecord: (worker, record) => this.spanRecords.push({ worker, record }),
       onError: (error) => {
         this.internalError ??= error;
       },
     });
-    this.inner.register(worker);
-    return new SimWorker(index, address, worker, disk, this.transport);
+    this.workers = this.processes.map((process) => process.sim);
   }
 
   // ---- message flow ----
@@ -272,7 +188,7 @@ class SimulationRun {
   /** A worker's message to the scheduler: its state may have changed now; the scheduler hears it over the stream. */
   private send(worker: number, message: SendMessageToScheduler): void {
     this.markDirty(worker);
-    this.toScheduler[worker]!.send(() => this.receive(worker, message));
+    this.processes[worker]!.toScheduler.send(() => this.receive(worker, message));
   }
 
   /** A transfer ended: into the report, and (when it succeeded) into the receiver's bandwidth estimate. */
@@ -298,11 +214,11 @@ class SimulationRun {
   /** The scheduler's batch for a worker (sent once its tasks are decided): over the stream, then handled once the worker's event loop has got through it. */
   private deliver(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
     if (this.workers[worker]!.died) return;
-    this.toWorker[worker]!.send(() => this.arrive(worker, events));
+    this.processes[worker]!.toWorker.send(() => this.arrive(worker, events));
   }
 
   private arrive(worker: number, events: Parameters<Worker["handleStimulus"]>): void {
-    const wait = this.loops[worker]!.messagesDelay(events.length);
+    const wait = this.processes[worker]!.loop.messagesDelay(events.length);
     const handle = (): void => {
       const sim = this.workers[worker]!;
       if (sim.died) return;
@@ -380,7 +296,7 @@ class SimulationRun {
       this.report.fault(now, shouldPause ? "pause" : "unpause", `${sim.address} process memory ${shouldPause ? "above" : "back below"} the pause fraction`);
       sim.worker.handleStimulus(shouldPause ? PauseEvent({ stimulusId: `pause-${now}` }) : UnpauseEvent({ stimulusId: `unpause-${now}` }));
       // dask's worker-status-change goes over the worker's stream like any other message.
-      this.toScheduler[sim.index]!.send(() => this.scheduler.setPaused(sim.index, shouldPause));
+      this.processes[sim.index]!.toScheduler.send(() => this.scheduler.setPaused(sim.index, shouldPause));
     }
     if (terminate) {
       this.kill(sim.index, `${sim.address} terminated by the nanny: process memory ${processMemory} bytes above the terminate fraction of its limit`);
@@ -408,8 +324,8 @@ class SimulationRun {
     // Its last sample: what it held when it died.
     this.memory.sample(index, sim.worker, now, true);
     sim.kill();
-    this.toWorker[index]!.close();
-    this.toScheduler[index]!.close();
+    this.processes[index]!.toWorker.close();
+    this.processes[index]!.toScheduler.close();
     this.scheduler.removeWorker(index);
   }
 
@@ -481,12 +397,13 @@ class SimulationRun {
       steals: stealRecords(scheduler, graph, this.workers),
       workerStates: this.workers.map((sim, i) => {
         const shape = this.cluster.workers[i]!;
+        const { loop, gil } = this.processes[i]!;
         return {
           worker: sim.worker,
           disk: sim.disk,
           died: sim.died,
-          eventLoopSeconds: this.loops[i]!.busySeconds,
-          ...(this.gils.length === 0 ? {} : { gilWaitSeconds: this.gils[i]!.waitSeconds }),
+          eventLoopSeconds: loop.busySeconds,
+          ...(gil === undefined ? {} : { gilWaitSeconds: gil.waitSeconds }),
           ...(this.heterogeneous ? { memoryLimit: shape.memoryLimit } : {}),
           ...(shape.group === null ? {} : { group: shape.group }),
         };
