@@ -21,7 +21,6 @@ to back; one process alone and two at once (started on a barrier). Rounds are in
 load is recorded before and after.
 """
 import json
-import multiprocessing as mp
 import os
 import shutil
 import statistics
@@ -32,6 +31,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "shared", "fidelity"))
 import fidelity_tasks as ft  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import disk_shared  # noqa: E402
+
 VALUES = 21
 
 
@@ -41,45 +43,45 @@ def run(directory, nbytes, period, barrier, out):
     buf = SpillBuffer(directory, target=0)
     m = getattr(buf.slow, "data", buf.slow).metrics
     values = [ft.make_bytes(nbytes) for _ in range(VALUES)]
-    writes, reads, write_walls, read_walls = [], [], [], []
     barrier.wait()
     t0 = time.perf_counter()
-    for i in range(VALUES):
-        wait = t0 + i * period - time.perf_counter()
-        if wait > 0:
-            time.sleep(wait)
-        s0, a = m.write_time_total + m.pickle_time_total, time.perf_counter()
+
+    def write(i):
         buf[f"v-{i}"] = values[i]
-        write_walls.append(time.perf_counter() - a)
-        writes.append(m.write_time_total + m.pickle_time_total - s0)
+
+    def read(i):
+        buf[f"v-{i}"]
+
+    writes, write_walls = phase(period, write, lambda: m.write_time_total + m.pickle_time_total)
     values.clear()
     t1 = time.perf_counter()
-    for i in range(VALUES):
-        wait = t1 + i * period - time.perf_counter()
-        if wait > 0:
-            time.sleep(wait)
-        s0, a = m.read_time_total + m.unpickle_time_total, time.perf_counter()
-        buf[f"v-{i}"]
-        read_walls.append(time.perf_counter() - a)
-        reads.append(m.read_time_total + m.unpickle_time_total - s0)
-        del buf[f"v-{i}"]
+    reads, read_walls = phase(period, read, lambda: m.read_time_total + m.unpickle_time_total,
+                              lambda i: buf.__delitem__(f"v-{i}"))
     t2 = time.perf_counter()
     out.put({"t0": t0, "t1": t1, "t2": t2, "writes": writes, "reads": reads,
              "write_walls": write_walls, "read_walls": read_walls})
 
 
+def phase(period, op, metric, after=None):
+    """Every value's op, the i-th no earlier than i x period after the phase starts: the seconds
+    the SpillBuffer's metrics gave it (their delta around the one call) and its wall."""
+    secs, walls = [], []
+    start = time.perf_counter()
+    for i in range(VALUES):
+        wait = start + i * period - time.perf_counter()
+        if wait > 0:
+            time.sleep(wait)
+        s0, a = metric(), time.perf_counter()
+        op(i)
+        walls.append(time.perf_counter() - a)
+        secs.append(metric() - s0)
+        if after:
+            after(i)
+    return secs, walls
+
+
 def round_of(n, nbytes, period, root):
-    os.sync()
-    barrier = mp.Barrier(n)
-    out = mp.Queue()
-    procs = [mp.Process(target=run, args=(os.path.join(root, f"w{i}"), nbytes, period, barrier, out)) for i in range(n)]
-    for p in procs:
-        p.start()
-    rows = [out.get() for _ in procs]
-    for p in procs:
-        p.join()
-    for i in range(n):
-        shutil.rmtree(os.path.join(root, f"w{i}"), ignore_errors=True)
+    rows = disk_shared.processes_at_once(n, root, run, (nbytes, period))
     mb = nbytes / 1e6
     res = {"processes": n, "MB": mb, "period": period, "load": os.getloadavg()[0]}
     for kind in ("writes", "reads"):
