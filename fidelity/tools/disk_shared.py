@@ -123,11 +123,13 @@ def removal_sweep(root, sizes, repeats):
     return out
 
 
-def round_of(n, root):
+def processes_at_once(n, root, target, args=()):
+    """n processes running target(directory, *args, barrier, out), started together on a barrier
+    after os.sync(); their rows, and their spill directories gone (disk_rw.py runs its own)."""
     os.sync()
     barrier = mp.Barrier(n)
     out = mp.Queue()
-    procs = [mp.Process(target=spill_once, args=(os.path.join(root, f"w{i}"), barrier, out)) for i in range(n)]
+    procs = [mp.Process(target=target, args=(os.path.join(root, f"w{i}"), *args, barrier, out)) for i in range(n)]
     for p in procs:
         p.start()
     rows = [out.get() for _ in procs]
@@ -135,6 +137,11 @@ def round_of(n, root):
         p.join()
     for i in range(n):
         shutil.rmtree(os.path.join(root, f"w{i}"), ignore_errors=True)
+    return rows
+
+
+def round_of(n, root):
+    rows = processes_at_once(n, root, spill_once)
     # Each value's own rate, split by whether it overlapped the other process's operations for
     # most of its length: the model's two figures (a disk alone, and what it gets while another
     # disk of the host is busy) from one run.
