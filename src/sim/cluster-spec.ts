@@ -56,16 +56,23 @@ export const memoryModelSchema = z
   })
   .strict();
 
-/** Seconds, or false for "off" (0). */
-// not a z.union: a union's one message would hide the number reader's own ("expected a number ≥ 0")
-function secondsOrOff() {
-  return z.unknown().transform((raw, ctx): number => {
-    if (raw === false) return 0;
-    if (typeof raw === "number") return parseInto(seconds, raw, ctx);
-    ctx.addIssue({ code: "custom", message: "expected seconds (a number ≥ 0) or false" });
+/**
+ * What `reader` reads from a raw value `takes` accepts, or false ("off", "no such cost or limit");
+ * any other raw value is the one problem `expected`. Not a z.union: a union's one message would
+ * hide the reader's own ("expected a positive size, got -1", "expected a number ≥ 0").
+ */
+function orFalse<T>(reader: z.ZodType<T>, takes: (raw: unknown) => boolean, expected: string) {
+  return z.unknown().transform((raw, ctx): T | false => {
+    if (raw === false) return false;
+    if (takes(raw)) return parseInto(reader, raw, ctx);
+    ctx.addIssue({ code: "custom", message: expected });
     return z.NEVER;
   });
 }
+const isNumber = (raw: unknown): boolean => typeof raw === "number";
+
+/** Seconds, or false for "off" (0). */
+const secondsOrOff = () => orFalse(seconds, isNumber, "expected seconds (a number ≥ 0) or false").transform((value): number => (value === false ? 0 : value));
 
 export const overheadsSchema = z
   .object({
@@ -114,23 +121,12 @@ export const hostSchema = z
   .strict();
 
 /** Bytes per second, or false for "no such cost or limit". */
-// not a z.union: a union's one message would hide the size reader's own ("expected a positive size, got -1")
 const bytesPerSecondOrFalse = () =>
-  z.unknown().transform((raw, ctx): number | false => {
-    if (raw === false) return false;
-    if (typeof raw === "number" || typeof raw === "string") return parseInto(bytes("positive"), raw, ctx);
-    ctx.addIssue({ code: "custom", message: 'expected bytes per second (a number or a size such as "500 MB") or false' });
-    return z.NEVER;
-  });
+  orFalse(bytes("positive"), (raw) => typeof raw === "number" || typeof raw === "string", 'expected bytes per second (a number or a size such as "500 MB") or false');
 
-/** A lognormal's sigma (a number ≥ 0), or false for none. */
-const sigmaOrFalse = () =>
-  z.unknown().transform((raw, ctx): number | false => {
-    if (raw === false) return false;
-    if (typeof raw === "number" && Number.isFinite(raw) && raw >= 0 && raw <= 3) return raw;
-    ctx.addIssue({ code: "custom", message: "expected a sigma (a number from 0 to 3) or false" });
-    return z.NEVER;
-  });
+const SIGMA_EXPECTED = "expected a sigma (a number from 0 to 3) or false";
+/** A lognormal's sigma (a number from 0 to 3), or false for none. */
+const sigmaOrFalse = () => orFalse(number(SIGMA_EXPECTED).min(0, SIGMA_EXPECTED).max(3, SIGMA_EXPECTED), isNumber, SIGMA_EXPECTED);
 
 const clusterFields = {
   workers: workerCount.optional(),
