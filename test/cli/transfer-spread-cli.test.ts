@@ -1,7 +1,7 @@
 // cluster.transferSpread on the command line (docs/sim.md, "Transfers vary"): a bad value is one
 // line naming its path and exit 2, in a spec and in a profile; a good one shows in the report.
 import { describe, expect, it } from "vitest";
-import { cliSandbox, itRejectsEachCluster } from "../cli/sandbox.js";
+import { cliSandbox, itRejectsEachCluster } from "./sandbox.js";
 
 const sandbox = cliSandbox("spanwork-transfer-spread-cli-");
 const { run, write: file, read } = sandbox;
