@@ -93,14 +93,8 @@ def print_fit(label, xs):
           f" p99 {f['p99'] * 1e3:.2f} ms, fitted {f['fit_p99'] * 1e3:.2f}; n {len(xs)}, gaps under {CUTOFF * 1e3:.0f} ms)")
 
 
-def main():
-    args = sys.argv[1:]
-    only = None
-    if "--cases" in args:
-        i = args.index("--cases")
-        only = set(args[i + 1].split(",")) if i + 1 < len(args) else set()
-        del args[i : i + 2]
-    set_dir = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fidelity")
+def case_names(set_dir, only=None):
+    """The set's cases with raw runs, or only those named; exits 2 naming any it lacks."""
     names = sorted(f[:-5] for f in os.listdir(os.path.join(set_dir, "real", "raw")) if f.endswith(".json"))
     if only is not None:
         missing = only - set(names)
@@ -108,17 +102,31 @@ def main():
             print(f"--cases: no raw runs of {', '.join(sorted(missing)) or 'any case'} in {set_dir}", file=sys.stderr)
             sys.exit(2)
         names = [n for n in names if n in only]
-    local, hops, isolated, concurrent, rss, growth, loads = [], [], [0, 0], [0, 0], [], [], []
+    return names
+
+
+def derive(set_dir, only=None, latency=LATENCY):
+    """Every sample the figures come from: local gaps, chain hops, isolated and concurrent
+    transfer bytes and seconds, fresh workers' RSS, growth per task, the loads before the runs
+    and each map/chain run's mean task overrun (a task's length less its graph duration).
+    latency: the seconds a transfer's duration holds besides its bytes (the calibration's)."""
+    names = case_names(set_dir, only)
+    local, hops, isolated, concurrent, rss, growth, loads, overruns = [], [], [0, 0], [0, 0], [], [], [], []
     for name in names:
         raw = load(set_dir, name, "raw")
         graph = load(set_dir, name, "graph")
         deps = {t["key"]: t["deps"] for t in graph["tasks"]}
         nbytes = {t["key"]: t["nbytes"] for t in graph["tasks"]}
+        duration = {t["key"]: t.get("duration") for t in graph["tasks"]}
         outputs = {t["key"] for t in graph["tasks"] if t["output"]}
         for run in raw["runs"]:
             loads.append(run["load_before"]["1m"])
             end = {t["key"]: t["end"] for t in run["task_records"]}
             worker = {t["key"]: t["worker"] for t in run["task_records"]}
+            if name.startswith(("map", "chain")):
+                late = [t["end"] - t["start"] - duration[t["key"]] for t in run["task_records"] if duration.get(t["key"])]
+                if late:
+                    overruns.append(statistics.mean(late))
             for prev, nxt, gap in slot_gaps(run):
                 d = deps[nxt["key"]]
                 if name.startswith("chain"):
@@ -135,7 +143,7 @@ def main():
                 opposite = any(o is not t and o["from"] != t["from"] and o["start"] < e and o["start"] + o["duration"] > s for o in transfers)
                 bucket = concurrent if opposite else isolated
                 bucket[0] += t["bytes"]
-                bucket[1] += max(1e-6, t["duration"] - LATENCY)
+                bucket[1] += max(1e-6, t["duration"] - latency)
             rss += run["rss_before"]
             kept = [0.0] * len(run["rss_before"])
             for k in outputs:
@@ -145,7 +153,21 @@ def main():
                 executed = run["tasks_per_worker"][w]
                 if executed > 0:
                     growth.append((after - before - kept[w]) / executed)
-    print(f"fidelity set {os.path.abspath(set_dir)}: cases {', '.join(names)}; load (1 min) before the runs {min(loads)}-{max(loads)}")
+    return {"set": os.path.abspath(set_dir), "cases": names, "local": local, "hops": hops, "isolated": isolated,
+            "concurrent": concurrent, "rss": rss, "growth": growth, "loads": loads, "overruns": overruns}
+
+
+def main():
+    args = sys.argv[1:]
+    only = None
+    if "--cases" in args:
+        i = args.index("--cases")
+        only = set(args[i + 1].split(",")) if i + 1 < len(args) else set()
+        del args[i : i + 2]
+    set_dir = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fidelity")
+    d = derive(set_dir, only)
+    local, hops, isolated, concurrent, rss, growth, loads = (d[k] for k in ("local", "hops", "isolated", "concurrent", "rss", "growth", "loads"))
+    print(f"fidelity set {d['set']}: cases {', '.join(d['cases'])}; load (1 min) before the runs {min(loads)}-{max(loads)}")
     gap = summary(local)
     print(f"local gap (workerHandling): mean {gap['mean'] * 1e3:.2f} ms, median {gap['median'] * 1e3:.2f} ms, n {gap['n']}")
     if local:

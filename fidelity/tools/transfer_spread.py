@@ -148,10 +148,10 @@ def solve(increasing, target):
 DESERIALIZE_BANDWIDTH = 1.37e9  # src/sim/network/types.ts (deserialise.py's fit)
 
 
-def wire_sigma_from_range(cal_path, repeats=7, draws=4000):
+def wire_sigma_from_range(cal_path, repeats=7, draws=4000, deserialize_bandwidth=DESERIALIZE_BANDWIDTH):
     """The sigma of a lognormal wire factor (median 1) whose model transfers — latency + wire x
     factor + deserialisation, the wire's share at each size from the fit's bandwidth and
-    DESERIALIZE_BANDWIDTH, as the simulator splits it — have, 7 at a time, the calibration's mean
+    deserialize_bandwidth (spanwork's default unless measured), as the simulator splits it — have, 7 at a time, the calibration's mean
     log(max / min) over its sizes (bisection on a fixed-seed Monte Carlo: only min and max survive)."""
     import random
     cal = json.load(open(cal_path))
@@ -159,7 +159,7 @@ def wire_sigma_from_range(cal_path, repeats=7, draws=4000):
     net = cal["network"]
     sizes = [int(s) for s in net["large_transfer_median_seconds_by_bytes"]]
     target = statistics.fmean(math.log(net["large_transfer_spread_seconds_by_bytes"][str(s)][1] / net["large_transfer_spread_seconds_by_bytes"][str(s)][0]) for s in sizes)
-    deser = 1 / DESERIALIZE_BANDWIDTH
+    deser = 1 / deserialize_bandwidth
     wire_per_byte = 1 / bw - deser
 
     def mean_range(sigma):

@@ -1,0 +1,279 @@
+"""Writes a spanwork cluster profile (YAML, for `--cluster FILE`) for the dask cluster that a
+fidelity set was measured on, every field commented with the figure it comes from:
+
+    python3 fidelity/tools/make_profile.py SET [--cases NAME,...] [--calibration FILE]
+        [--fetch-cost FILE] [--disk-shared FILE] [--scheduler-decision S] [--worker-message S]
+        [--name NAME] > profile.yaml
+
+SET: a folder with real/raw (the shared driver's runs, dask_driver.py) and graphs (as measure.sh
+writes them); --cases: derive from these cases' runs only (hold the others out to test the
+profile on them); --calibration: the shared calibrate.py's output measured on the same machine
+(default SET/calibration.json); --fetch-cost: fetch_cost.py's output (the connection cost and
+the receiver's deserialisation per byte); --disk-shared: disk_shared.py --paced's output (the
+host's disk shared by its workers); --scheduler-decision, --worker-message: seconds
+measured with overheads.py (otherwise spanwork's defaults, dask's measured ones, apply).
+
+What comes from where (docs/calibrate.md has the whole procedure):
+- the runs (derive.py): the network's bandwidth with no transfer in the other direction, the
+  host's shared capacity from transfers that overlapped one in the other direction, the worker's
+  handling cost (the mean local gap), the message latency (the chain hop less the costs around
+  it), the tasks' overrun (map and chain tasks' length less their duration: the mean of each
+  run's mean), unmanaged memory (a fresh worker's RSS) and its growth per task;
+- the calibration: the latency (a 1 kB transfer), one transfer alone (the loops' capacity), the
+  spread of transfers (transfer_spread.py's sigma from its 7-per-size min and max), the disk;
+- dask itself: the BatchedSend intervals, the memory fractions and the monitor's interval, as
+  distributed 2022.12.1 sets them by default (a cluster configured otherwise: edit them).
+Fields it cannot derive are left out and named in a comment, so spanwork's defaults apply.
+Bad input: one line on stderr naming the problem, exit 2.
+"""
+import json
+import os
+import statistics
+import sys
+
+import derive
+import transfer_spread
+
+# distributed 2022.12.1's defaults (the Scheduler's and Worker's BatchedSend intervals,
+# distributed.worker.memory.*); overheads.py measured none of them.
+SCHEDULER_BATCH = 0.005
+WORKER_BATCH = 0.002
+MEMORY_FRACTIONS = (("target", 0.6), ("spill", 0.7), ("pause", 0.8), ("terminate", 0.95))
+MONITOR_INTERVAL = 0.1
+# spanwork's defaults for the figures no run of a set separates (docs/sim.md, "Overheads").
+SCHEDULER_DECISION = 0.00062
+WORKER_MESSAGE = 0.0001
+
+
+def fail(message):
+    print(f"make_profile.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def rate(bytes_per_second):
+    return f"{bytes_per_second / 1e9:.3g} GB" if bytes_per_second >= 1e9 else f"{bytes_per_second / 1e6:.3g} MB"
+
+
+def seconds(value):
+    return f"{value:.3g}" if value != 0 else "0"
+
+
+def size(nbytes):
+    return f"{nbytes / 1e6:.1f} MB" if nbytes >= 1e6 else f"{nbytes / 1e3:.1f} kB"
+
+
+def read_json(path, what):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        fail(f"cannot read {what} {path}: {e.strerror}")
+    except ValueError as e:
+        fail(f"{what} {path} is not JSON: {e}")
+
+
+def number(text, option):
+    try:
+        value = float(text)
+    except ValueError:
+        fail(f"{option}: expected seconds, got {text!r}")
+    if not value >= 0:
+        fail(f"{option}: expected seconds ≥ 0, got {text!r}")
+    return value
+
+
+def parse(argv):
+    opts = {"cases": None, "calibration": None, "fetch_cost": None, "disk_shared": None, "scheduler_decision": None, "worker_message": None, "name": None}
+    rest = []
+    i = 0
+    flags = {"--cases": "cases", "--calibration": "calibration", "--fetch-cost": "fetch_cost", "--disk-shared": "disk_shared",
+             "--scheduler-decision": "scheduler_decision", "--worker-message": "worker_message", "--name": "name"}
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("-h", "--help"):
+            print(__doc__.strip())
+            sys.exit(0)
+        if arg in flags:
+            if i + 1 >= len(argv):
+                fail(f"{arg} needs a value")
+            opts[flags[arg]] = argv[i + 1]
+            i += 2
+        elif arg.startswith("--"):
+            fail(f"unknown option {arg}")
+        else:
+            rest.append(arg)
+            i += 1
+    if len(rest) != 1:
+        fail("expected one fidelity set (a folder with real/raw and graphs)")
+    opts["set"] = rest[0]
+    for key, option in (("scheduler_decision", "--scheduler-decision"), ("worker_message", "--worker-message")):
+        if opts[key] is not None:
+            opts[key] = number(opts[key], option)
+    if opts["cases"] is not None:
+        opts["cases"] = set(c for c in opts["cases"].split(",") if c)
+    return opts
+
+
+def layout(set_dir, cases):
+    """Workers, threads and workers per host as the runs had them (transfers' addresses give the hosts)."""
+    workers = threads = None
+    per_host = {}
+    for name in cases:
+        raw = derive.load(set_dir, name, "raw")
+        threads = threads or raw.get("cluster", {}).get("threads")
+        for run in raw["runs"]:
+            workers = max(workers or 0, len(run["rss_before"]))
+            seen = {}
+            for t in run["transfers"]:
+                for address in (t["from"], t["to"]):
+                    host = address.split("://")[-1].rsplit(":", 1)[0]
+                    seen.setdefault(host, set()).add(address)
+            for host, addresses in seen.items():
+                per_host[host] = max(per_host.get(host, 0), len(addresses))
+    return workers, threads, (max(per_host.values()) if per_host else None)
+
+
+def fetch_figures(path):
+    """connectLatency (a fetch on a new connection less one on a pooled one) and the idle fetches'
+    deserialisation per byte, as fetch_cost.py measured them."""
+    data = read_json(path, "--fetch-cost")
+    summary = data.get("summary", {})
+    loads = [data.get("load_before"), data.get("load_after")]
+    out = {"load": [x.get("1m") if isinstance(x, dict) else x for x in loads]}
+    new, pooled = summary.get("connect-new k=1"), summary.get("connect-pooled k=1")
+    if new and pooled:
+        out["connect"] = (new["duration_ms_median"] - pooled["duration_ms_median"]) / 1e3
+    pairs = [(x["bytes"] / 1e6, x["deserialise"] * 1e3) for x in data.get("fetches", []) if x.get("scenario") == "idle" and x.get("deserialise") is not None]
+    if len(pairs) >= 2:
+        mx = statistics.fmean(x for x, _ in pairs)
+        my = statistics.fmean(y for _, y in pairs)
+        sxx = sum((x - mx) ** 2 for x, _ in pairs)
+        slope = sum((x - mx) * (y - my) for x, y in pairs) / sxx if sxx > 0 else 0
+        if slope > 0:
+            out["deserialize"] = 1e9 / slope  # ms per MB -> bytes per second
+            out["fetches"] = len(pairs)
+    return out
+
+
+def disk_shared_rate(path):
+    """The per-value rate of one process's spill writes and reads while the other process's disk
+    was busy, pooled (disk_shared.py --paced): what a second worker adds to the host's disk."""
+    data = read_json(path, "--disk-shared")
+    runs = data.get("runs") or [data]  # one run, or several pooled (the loaded machine's file)
+    values = [v for run in runs for r in run.get("rounds", []) for op in ("write", "read") for v in r.get("op_MBps_shared", {}).get(op, [])]
+    if not values:
+        fail(f"--disk-shared {path}: no rounds with both processes' disks busy (op_MBps_shared)")
+    loads = [run["load_before"] for run in runs if isinstance(run.get("load_before"), (int, float))]
+    return statistics.median(values) * 1e6, len(values), (f"{min(loads):.2g}-{max(loads):.2g}" if loads else "?")
+
+
+def main(argv):
+    opts = parse(argv)
+    set_dir = opts["set"]
+    if not os.path.isdir(os.path.join(set_dir, "real", "raw")):
+        fail(f"{set_dir}: no real/raw folder (the driver's raw runs)")
+    cal_path = opts["calibration"] or os.path.join(set_dir, "calibration.json")
+    cal = read_json(cal_path, "calibration")
+    net, disk = cal.get("network", {}), cal.get("disk", {}).get("fit")
+    fit = net.get("bandwidth_fit")
+    if "small_transfer_seconds_median" not in net or not fit:
+        fail(f"calibration {cal_path}: no network.small_transfer_seconds_median or network.bandwidth_fit (calibrate.py's output)")
+    latency = net["small_transfer_seconds_median"]
+    d = derive.derive(set_dir, opts["cases"], latency)
+    workers, threads, per_host = layout(set_dir, d["cases"])
+    fetch = fetch_figures(opts["fetch_cost"]) if opts["fetch_cost"] else {}
+    deser = fetch.get("deserialize", transfer_spread.DESERIALIZE_BANDWIDTH)
+    spread = transfer_spread.wire_sigma_from_range(cal_path, deserialize_bandwidth=deser)["wire_sigma"]
+    decision = opts["scheduler_decision"] if opts["scheduler_decision"] is not None else SCHEDULER_DECISION
+    message = opts["worker_message"] if opts["worker_message"] is not None else WORKER_MESSAGE
+    loads = d["loads"]
+    name = opts["name"] or os.path.basename(os.path.abspath(set_dir))
+    cases = ", ".join(d["cases"])
+    rel_cal = os.path.relpath(cal_path)
+
+    out = [
+        f"# Derived by fidelity/tools/make_profile.py from {os.path.relpath(set_dir)} (cases {cases}; load before the runs",
+        f"# {min(loads)}-{max(loads)}) and {rel_cal} (measured {cal.get('measured_at', '?')}).",
+        f"# Compare: node scripts/fidelity.mjs --cluster PROFILE {os.path.relpath(set_dir)}",
+        f"name: {name}",
+        f"description: the dask cluster measured in {os.path.relpath(set_dir)}, {workers} workers x {threads} threads",
+        "",
+        f"workers: {workers}                  # the runs: workers with an RSS reading",
+        f"threads: {threads}                  # the runs' cluster",
+    ]
+    if per_host and per_host > 1:
+        out += [f"workersPerHost: {per_host}           # the runs: worker addresses per host in their transfers",
+                "network: shared-host           # workers of a host draw on one capacity"]
+    else:
+        out += ["network: max-min"]
+    out.append(f"latency: {seconds(latency)}               # calibration: median of {net.get('small_transfers', '?')} single-key transfers of {net.get('small_transfer_bytes', '?')} bytes")
+    iso_bytes, iso_seconds = d["isolated"]
+    if iso_seconds > 0:
+        out.append(f"bandwidth: {rate(iso_bytes / iso_seconds)}            # derive: transfers with none in the other direction, bytes / (duration - latency), by bytes ({iso_bytes / 1e6:.0f} MB)")
+    else:
+        out.append("# bandwidth: no transfer of the runs overlapped none in the other direction; spanwork's default applies")
+    con_bytes, con_seconds = d["concurrent"]
+    if per_host and per_host > 1 and con_seconds > 0:
+        each = con_bytes / con_seconds
+        out.append(f"hostBandwidth: {rate(2 * each)}        # derive: transfers overlapping one in the other direction ran at {each / 1e6:.0f} MB/s each ({con_bytes / 1e6:.0f} MB): the host moved 2 x that")
+    out.append(f"loopBandwidth: {rate(fit['bytes_per_s'])}        # calibration: single-key transfers of 1-64 MB one at a time, latency + bytes / bandwidth")
+    if "deserialize" in fetch:
+        out.append(f"deserializeBandwidth: {rate(fetch['deserialize'])} # fetch_cost.py: {fetch['fetches']} idle fetches, the receiver's deserialisation per MB (load {fetch['load'][0]}-{fetch['load'][1]})")
+    else:
+        out.append("# deserializeBandwidth: not measured (fetch_cost.py, then --fetch-cost); spanwork's default, dask's measured 1.37 GB/s, applies")
+    out.append(f"transferSpread: {spread:.2f}          # transfer_spread.py: the lognormal wire factor's sigma matching the calibration's 7-per-size min/max")
+
+    out += ["", "disk:"]
+    if disk:
+        out += [f"  bandwidth: {rate(disk['bytes_per_s'])}          # calibration: SpillBuffer set and get of 64 KiB-64 MB values",
+                f"  latency: {seconds(disk['latency_s'])}            # calibration: the same fit's seconds per value"]
+    else:
+        out.append("  # no disk fit in the calibration: spanwork's default disk applies")
+    if disk and opts["disk_shared"] and per_host and per_host > 1:
+        shared, n, load = disk_shared_rate(opts["disk_shared"])
+        out.append(f"  hostBandwidth: {rate(disk['bytes_per_s'] + shared)}      # disk_shared --paced: one process beside the other's busy disk {shared / 1e6:.0f} MB/s"
+                   f" (median of {n} values, load {load}), added to the bandwidth above")
+    else:
+        out.append("  # hostBandwidth: not derived (disk_shared.py --paced, then --disk-shared); spanwork's default applies")
+    out.append("  # removeLatency, removeBandwidth: not derived here (disk_shared.py's timed removals); spanwork's defaults apply")
+
+    out += ["", "overheads:"]
+    hops = d["hops"]
+    handling = statistics.fmean(d["local"]) if d["local"] else None
+    if hops and handling is not None:
+        hop = statistics.fmean(hops)
+        value = max(0.0, (hop - handling - decision - 2 * message) / 2)
+        out.append(f"  messageLatency: {seconds(value)}    # derive: the chain hop (mean {hop * 1e3:.2f} ms, {len(hops)} hops) less workerHandling, schedulerDecision and 2 x workerMessage, halved")
+    else:
+        out.append("  # messageLatency: no chain case among the runs; spanwork's default applies")
+    out += [f"  schedulerBatch: {SCHEDULER_BATCH}    # dask: the Scheduler's BatchedSend interval",
+            f"  workerBatch: {WORKER_BATCH}       # dask: the Worker's BatchedSend interval"]
+    if handling is not None:
+        out.append(f"  workerHandling: {seconds(handling)}   # derive: mean local gap ({len(d['local'])} gaps); median {statistics.median(d['local']) * 1e3:.2f} ms")
+    else:
+        out.append("  # workerHandling: no local gap among the runs; spanwork's default applies")
+    out += [f"  workerMessage: {seconds(message)}     # {'overheads.py, given' if opts['worker_message'] is not None else 'spanwork default'}",
+            f"  schedulerDecision: {seconds(decision)} # {'overheads.py --graph, given' if opts['scheduler_decision'] is not None else 'spanwork default (overheads.py --graph measures it)'}",
+            "  schedulerMessage: 0"]
+    if d["overruns"]:
+        o = d["overruns"]
+        out.append(f"  taskOverrun: {seconds(statistics.fmean(o))}      # derive: map and chain tasks ran {min(o) * 1e3:.2f}-{max(o) * 1e3:.2f} ms late (mean of each of the {len(o)} runs)")
+    else:
+        out.append("  # taskOverrun: no map or chain case among the runs; spanwork's default (0) applies")
+    if "connect" in fetch:
+        out.append(f"  connectLatency: {seconds(fetch['connect'])}   # fetch_cost.py: a fetch on a new connection against a pooled one, medians apart")
+    else:
+        out.append("  # connectLatency: not measured (fetch_cost.py, then --fetch-cost); spanwork's default applies")
+
+    out += ["", "memory:"]
+    out += [f"  {key}: {value}" + ("                 # dask's distributed.worker.memory.* defaults" if key == "target" else "") for key, value in MEMORY_FRACTIONS]
+    if d["rss"]:
+        out.append(f"  unmanaged: {size(statistics.median(d['rss']))}         # derive: RSS of each fresh worker before a run, median of {len(d['rss'])}")
+    if d["growth"]:
+        out.append(f"  unmanagedPerTask: {size(max(0.0, statistics.median(d['growth'])))}   # derive: (RSS after - before - outputs kept) / tasks executed, median of {len(d['growth'])} workers")
+    out.append(f"  monitorInterval: {MONITOR_INTERVAL}      # dask: distributed.worker.memory.monitor-interval")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
