@@ -31,7 +31,16 @@ import os
 import statistics
 import sys
 
-LATENCY = 0.00114  # the fidelity set's small-transfer latency (calibration.json)
+LATENCY = 0.00114  # the shared set's small-transfer latency (its calibration.json): for a set without one
+
+
+def set_latency(set_dir):
+    """The set's own calibrated latency (calibration.json's median 1 kB transfer), else LATENCY."""
+    try:
+        with open(os.path.join(set_dir, "calibration.json")) as f:
+            return json.load(f)["network"]["small_transfer_seconds_median"], "its calibration.json"
+    except (OSError, ValueError, KeyError, TypeError):
+        return LATENCY, "the shared set's, no calibration.json"
 CUTOFF = 0.02
 
 
@@ -165,7 +174,8 @@ def main():
         only = set(args[i + 1].split(",")) if i + 1 < len(args) else set()
         del args[i : i + 2]
     set_dir = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fidelity")
-    d = derive(set_dir, only)
+    latency, source = set_latency(set_dir)
+    d = derive(set_dir, only, latency)
     local, hops, isolated, concurrent, rss, growth, loads = (d[k] for k in ("local", "hops", "isolated", "concurrent", "rss", "growth", "loads"))
     print(f"fidelity set {d['set']}: cases {', '.join(d['cases'])}; load (1 min) before the runs {min(loads)}-{max(loads)}")
     gap = summary(local)
@@ -177,7 +187,7 @@ def main():
         print(f"chain hop: mean {hop['mean'] * 1e3:.2f} ms, median {hop['median'] * 1e3:.2f} ms, n {hop['n']}")
         print_fit("chain hop", hops)
     if isolated[1] > 0:
-        print(f"isolated transfers: {isolated[0] / isolated[1] / 1e6:.0f} MB/s ({isolated[0] / 1e6:.0f} MB)")
+        print(f"isolated transfers: {isolated[0] / isolated[1] / 1e6:.0f} MB/s ({isolated[0] / 1e6:.0f} MB; latency {latency * 1e3:.2f} ms, {source})")
     if concurrent[1] > 0:
         print(f"concurrent transfers: {concurrent[0] / concurrent[1] / 1e6:.0f} MB/s each ({concurrent[0] / 1e6:.0f} MB): a host's shared capacity {2 * concurrent[0] / concurrent[1] / 1e6:.0f} MB/s")
     print(f"unmanaged memory of a fresh worker (RSS before the run): median {statistics.median(rss) / 1e6:.1f} MB, n {len(rss)}")

@@ -75,6 +75,12 @@ describe("fidelity/tools/make_profile.py", () => {
     expect(run.stdout).toMatch(/# deserializeBandwidth: not measured \(fetch_cost\.py, then --fetch-cost\)/);
   }, 60_000);
 
+  it("derive.py takes a set's own calibrated latency off each transfer (the quiet set's 1.62 ms, not the shared 1.14)", () => {
+    const run = spawnSync(PYTHON, [join(ROOT, "fidelity", "tools", "derive.py"), "fidelity/quiet", ...QUIET_CASES], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/isolated transfers: 509 MB\/s \(413 MB; latency 1\.62 ms, its calibration\.json\)/);
+  }, 60_000);
+
   it("bad input: one line naming the problem, exit 2", () => {
     for (const [args, message] of [
       [[join(dir, "nowhere")], /no real\/raw folder/],
