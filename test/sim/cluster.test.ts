@@ -145,6 +145,16 @@ describe("profile files", () => {
     expect(new Set(c.workers.map((w) => w.host)).size).toBe(1);
   });
 
+  // The loaded profile is the quiet machine plus the other jobs' competition (its header): a
+  // figure re-measured in one must move in both, or the loaded one is no longer that machine.
+  it("profiles/dask-localcluster-2x2.yaml is the quiet profile's machine with a host section of its own", () => {
+    const { name: _n, description: _d, host, ...loaded } = loadClusterProfile(join("profiles", "dask-localcluster-2x2.yaml"));
+    const { name: _qn, description: _qd, host: quietHost, ...quiet } = loadClusterProfile(join("profiles", "dask-localcluster-2x2-quiet.yaml"));
+    expect(loaded).toEqual(quiet);
+    expect(quietHost).toBeUndefined();
+    expect(host).toEqual({ cores: 2, load: 1.5 });
+  });
+
   it("apply over a workload's own cluster in a run", async () => {
     const builder = new GraphBuilder();
     builder.addTask({ key: "a-0", prefix: "a", duration: 1, nbytes: 1 });

@@ -1,0 +1,136 @@
+"""The other jobs' competition for the cores, read from a set's own dask runs: how often its
+tasks' sleeps woke late.
+
+A fidelity task sleeps; the sleep returns after its duration plus the wait for a core (and for
+the worker's GIL). The more other threads compete for the cores, the more wakes wait behind one
+of them for a slice (EEVDF's base slice is 1.5 ms on 2 cores, docs/sim.md "Host CPU"). So a
+run's *late fraction* — the share of its tasks that ended more than OVER ms after their nominal
+end (default 2: one slice and the wake's own 0.1-0.5 ms), counting only the tasks that ended
+while their worker moved no bytes (overrun_classes.py's class `none`: a receive's
+deserialisation holds the GIL for ms of its own) — measures the competition the case met, in
+place, without the load average. How it maps to other runnable threads depends on the case (its
+own loops, its tasks' lengths), so the mapping is calibrated per case on the same case measured
+under a known competition:
+
+  --zero SET    the case with nothing else running (fidelity/quiet): 0 other threads
+  --known SET   the case beside a known competitor, read by the busy-thread probes of SET/log.txt
+                (fidelity/contended: two spinners; `cpu_share.py --probe` before and after each
+                case, others = 2 / share - 1, the mean of the two)
+  --check SET   a set with probes of its own (fidelity/probed): predicted against its probes
+
+A target case's estimate is the line through the case's two calibration points, others =
+K * (f - f0) / (fK - f0) with the medians over each set's runs (each run's own estimate gives
+the range). Targets are sets with real/raw and graphs (fidelity, ../shared/fidelity).
+
+    python3 fidelity/tools/overrun_load.py [--over MS] [--zero SET] [--known SET] [--check SET] [--json OUT] TARGET_SET...
+"""
+import argparse
+import json
+import os
+import re
+import statistics as st
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import overrun_classes  # noqa: E402
+
+PROBE = re.compile(r"^probe (?:before|after) ([\w-]+):\d+: (\{.*\})\s*$")
+
+
+def late_fractions(raw, graph, over):
+    """Per run of a dask raw file: the share of its `none`-class tasks that ran more than `over`
+    seconds beyond their duration."""
+    out = []
+    for _label, recs, xs, is_raw, spilled in overrun_classes.runs_of(raw):
+        none = overrun_classes.classify(recs, xs, graph, is_raw, spilled)["none"]
+        out.append(sum(1 for o in none if o > over) / len(none) if none else float("nan"))
+    return out
+
+
+def set_fractions(path, over):
+    """{case: [late fraction per run]} for every raw file of a set (case = file name less -sN)."""
+    raw_dir = os.path.join(path, "real", "raw")
+    out = {}
+    for name in sorted(os.listdir(raw_dir)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(raw_dir, name)) as f:
+            raw = json.load(f)
+        with open(os.path.join(path, "graphs", name)) as f:
+            graph = json.load(f)
+        out[re.sub(r"-s\d+\.json$", "", name)] = late_fractions(raw, graph, over)
+    return out
+
+
+def probed_others(path, cores=2):
+    """{case: mean other runnable threads} from the busy-thread probes in SET/log.txt: a spinning
+    thread's share s of the cores says cores / s - 1 others."""
+    by = {}
+    with open(os.path.join(path, "log.txt")) as f:
+        for line in f:
+            m = PROBE.match(line)
+            if m:
+                share = json.loads(m.group(2))["busy_share"]
+                by.setdefault(m.group(1), []).append(cores / share - 1)
+    return {case: st.mean(v) for case, v in by.items()}
+
+
+def estimate(f, f0, fk, k):
+    """Other threads for a late fraction f on the case's line through (0, f0) and (k, fk); None
+    when the calibration does not rise (the case's wakes do not see the competition)."""
+    if not fk > f0:
+        return None
+    return k * (f - f0) / (fk - f0)
+
+
+def infer(zero, known, others, target):
+    """{case: {others, low, high, fraction}} for the target's cases that both calibrations have."""
+    out = {}
+    for case, fs in target.items():
+        if case not in zero or case not in known or case not in others:
+            continue
+        f0, fk = st.median(zero[case]), st.median(known[case])
+        mid = estimate(st.median(fs), f0, fk, others[case])
+        if mid is None:
+            continue
+        each = [estimate(f, f0, fk, others[case]) for f in fs]
+        out[case] = {"others": mid, "low": min(each), "high": max(each), "fraction": st.median(fs), "zero": f0, "known": fk, "known_others": others[case]}
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("targets", nargs="+", help="fidelity sets (real/raw, graphs) to estimate")
+    parser.add_argument("--over", type=float, default=2.0, help="ms beyond the duration that make a task late (default 2)")
+    parser.add_argument("--zero", default="fidelity/quiet")
+    parser.add_argument("--known", default="fidelity/contended")
+    parser.add_argument("--check", default=None, help="a set with probes of its own: predicted against them")
+    parser.add_argument("--json", help="write every estimate here")
+    args = parser.parse_args()
+    over = args.over / 1000
+    zero, known = set_fractions(args.zero, over), set_fractions(args.known, over)
+    others = probed_others(args.known)
+    result = {"over_ms": args.over, "zero": args.zero, "known": args.known, "sets": {}}
+    print(f"late = ended > {args.over:g} ms beyond the duration, class none; calibration: {args.zero} (0), {args.known} (its probes)")
+    for path in ([args.check] if args.check else []) + args.targets:
+        est = infer(zero, known, others, set_fractions(path, over))
+        probes = probed_others(path) if path == args.check else {}
+        result["sets"][path] = {"cases": est, "median": st.median(e["others"] for e in est.values()) if est else None}
+        if probes:
+            result["sets"][path]["probes"] = probes
+        for case, e in est.items():
+            truth = f"  probes {probes[case]:.2f}" if case in probes else ""
+            print(f"{path}  {case:11s} late {e['fraction']:.3f} (0: {e['zero']:.3f}, {e['known_others']:.2f}: {e['known']:.3f})  others {e['others']:.2f} [{e['low']:.2f}-{e['high']:.2f}]{truth}")
+        if est:
+            print(f"{path}  median over {len(est)} cases: {result['sets'][path]['median']:.2f}")
+    pooled = [e["others"] for path in args.targets for e in result["sets"][path]["cases"].values()]
+    if pooled:
+        result["median"] = st.median(pooled)
+        print(f"the targets together: median over {len(pooled)} cases {result['median']:.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
