@@ -3,7 +3,7 @@ fidelity set was measured on, every field commented with the figure it comes fro
 
     python3 fidelity/tools/make_profile.py SET [--cases NAME,...] [--calibration FILE]
         [--fetch-cost FILE] [--disk-shared FILE] [--scheduler-decision S] [--worker-message S]
-        [--name NAME] > profile.yaml
+        [--cores N [--load L]] [--name NAME] > profile.yaml
 
 SET: a folder with real/raw (the shared driver's runs, dask_driver.py) and graphs (as measure.sh
 writes them); --cases: derive from these cases' runs only (hold the others out to test the
@@ -11,15 +11,17 @@ profile on them); --calibration: the shared calibrate.py's output measured on th
 (default SET/calibration.json); --fetch-cost: fetch_cost.py's output (the connection cost and
 the receiver's deserialisation per byte); --disk-shared: disk_shared.py --paced's output (the
 host's disk shared by its workers); --scheduler-decision, --worker-message: seconds
-measured with overheads.py (otherwise spanwork's defaults, dask's measured ones, apply).
+measured with overheads.py (otherwise spanwork's defaults, dask's measured ones, apply);
+--cores, --load: the host's cores and the other jobs' runnable threads while the runs ran (a
+`host` section; load 0 unless given).
 
 What comes from where (docs/calibrate.md has the whole procedure):
-- the runs (derive.py): the network's bandwidth with no transfer in the other direction, the
-  host's shared capacity from transfers that overlapped one in the other direction, the worker's
+- the runs (derive.py): the worker's
   handling cost (the mean local gap), the message latency (the chain hop less the costs around
   it), the tasks' overrun (map and chain tasks' length less their duration: the mean of each
   run's mean), unmanaged memory (a fresh worker's RSS) and its growth per task;
-- the calibration: the latency (a 1 kB transfer), one transfer alone (the loops' capacity), the
+- the calibration: the latency (a 1 kB transfer), one transfer alone (the bandwidth and the
+  loops' capacity; the runs' in-run rates are printed beside it as a check), the
   spread of transfers (transfer_spread.py's sigma from its 7-per-size min and max), the disk;
 - dask itself: the BatchedSend intervals, the memory fractions and the monitor's interval, as
   distributed 2022.12.1 sets them by default (a cluster configured otherwise: edit them).
@@ -83,10 +85,10 @@ def number(text, option):
 
 
 def parse(argv):
-    opts = {"cases": None, "calibration": None, "fetch_cost": None, "disk_shared": None, "scheduler_decision": None, "worker_message": None, "name": None}
+    opts = {"cases": None, "calibration": None, "fetch_cost": None, "disk_shared": None, "cores": None, "load": None, "scheduler_decision": None, "worker_message": None, "name": None}
     rest = []
     i = 0
-    flags = {"--cases": "cases", "--calibration": "calibration", "--fetch-cost": "fetch_cost", "--disk-shared": "disk_shared",
+    flags = {"--cases": "cases", "--calibration": "calibration", "--fetch-cost": "fetch_cost", "--disk-shared": "disk_shared", "--cores": "cores", "--load": "load",
              "--scheduler-decision": "scheduler_decision", "--worker-message": "worker_message", "--name": "name"}
     while i < len(argv):
         arg = argv[i]
@@ -111,6 +113,22 @@ def parse(argv):
             opts[key] = number(opts[key], option)
     if opts["cases"] is not None:
         opts["cases"] = set(c for c in opts["cases"].split(",") if c)
+    if opts["cores"] is not None:
+        try:
+            opts["cores"] = int(opts["cores"])
+        except ValueError:
+            fail(f"--cores: expected a whole number of cores, got {opts['cores']!r}")
+        if opts["cores"] < 1:
+            fail(f"--cores: expected at least 1 core, got {opts['cores']}")
+    if opts["load"] is not None:
+        if opts["cores"] is None:
+            fail("--load needs --cores: the competition is a share of the host's cores")
+        try:
+            opts["load"] = float(opts["load"])
+        except ValueError:
+            fail(f"--load: expected a number of other runnable threads, got {opts['load']!r}")
+        if not opts["load"] >= 0:
+            fail(f"--load: expected a number ≥ 0, got {opts['load']}")
     return opts
 
 
@@ -207,15 +225,17 @@ def main(argv):
     else:
         out += ["network: max-min"]
     out.append(f"latency: {seconds(latency)}               # calibration: median of {net.get('small_transfers', '?')} single-key transfers of {net.get('small_transfer_bytes', '?')} bytes")
+    # A lone transfer's rate, not the runs' in-run one: inside a run the model's own spread,
+    # deserialisation and host cores slow the transfers as dask's were (docs/sim.md, "The lone
+    # bandwidth and the host's cores"); the in-run figures are printed as the check.
+    lone = fit["bytes_per_s"]
     iso_bytes, iso_seconds = d["isolated"]
-    if iso_seconds > 0:
-        out.append(f"bandwidth: {rate(iso_bytes / iso_seconds)}            # derive: transfers with none in the other direction, bytes / (duration - latency), by bytes ({iso_bytes / 1e6:.0f} MB)")
-    else:
-        out.append("# bandwidth: no transfer of the runs overlapped none in the other direction; spanwork's default applies")
     con_bytes, con_seconds = d["concurrent"]
-    if per_host and per_host > 1 and con_seconds > 0:
-        each = con_bytes / con_seconds
-        out.append(f"hostBandwidth: {rate(2 * each)}        # derive: transfers overlapping one in the other direction ran at {each / 1e6:.0f} MB/s each ({con_bytes / 1e6:.0f} MB): the host moved 2 x that")
+    out.append(f"bandwidth: {rate(lone)}            # calibration: single-key transfers of 1-64 MB one at a time, latency + bytes / bandwidth")
+    if iso_seconds > 0:
+        out.append(f"# in the runs (derive; check with fidelity/tools/in_run_rates.mjs): transfers with none in the other direction {iso_bytes / iso_seconds / 1e6:.0f} MB/s ({iso_bytes / 1e6:.0f} MB)"
+                   + (f", overlapping one the other way {con_bytes / con_seconds / 1e6:.0f} MB/s each ({con_bytes / 1e6:.0f} MB)" if con_seconds > 0 else ""))
+    out.append("# No hostBandwidth: the host's capacity is then its workers' loops, so two transfers at once share them")
     out.append(f"loopBandwidth: {rate(fit['bytes_per_s'])}        # calibration: single-key transfers of 1-64 MB one at a time, latency + bytes / bandwidth")
     if "deserialize" in fetch:
         out.append(f"deserializeBandwidth: {rate(fetch['deserialize'])} # fetch_cost.py: {fetch['fetches']} idle fetches, the receiver's deserialisation per MB (load {fetch['load'][0]}-{fetch['load'][1]})")
@@ -272,6 +292,14 @@ def main(argv):
     if d["growth"]:
         out.append(f"  unmanagedPerTask: {size(max(0.0, statistics.median(d['growth'])))}   # derive: (RSS after - before - outputs kept) / tasks executed, median of {len(d['growth'])} workers")
     out.append(f"  monitorInterval: {MONITOR_INTERVAL}      # dask: distributed.worker.memory.monitor-interval")
+    out.append("")
+    if opts["cores"] is not None:
+        load = opts["load"] if opts["load"] is not None else 0
+        out += ["host:                        # the host's cores, shared by the loops and the tasks' CPU parts (docs/sim.md, \"Host CPU\")",
+                f"  cores: {opts['cores']}                   # given (--cores)",
+                f"  load: {load:g}                    # " + ("given (--load; fidelity/tools/overrun_load.py reads it from the runs)" if opts["load"] is not None else "no other job ran (measure quiet, or give --load)")]
+    else:
+        out.append("# host: not given (--cores N [--load L]); without it builds and loops take no core and slow no wire")
     print("\n".join(out))
 
 

@@ -21,7 +21,10 @@ function oneCaseSet(): { set: string; profile: string } {
   cpSync(join(from, "specs", "chain.json"), join(set, "specs", "chain.json"));
   for (const f of ["graphs", "real", join("real", "raw")]) cpSync(join(from, f, "chain-s1.json"), join(set, f, "chain-s1.json"));
   const profile = join(dir, "profile.yaml");
-  writeFileSync(profile, readFileSync(join(ROOT, "profiles", "dask-localcluster-2x2-quiet.yaml"), "utf8") + "\nhost:\n  cores: 2\n  load: 2.0\n");
+  // The contended set's profile: the quiet one with its host's load at 2.0.
+  const quiet = readFileSync(join(ROOT, "profiles", "dask-localcluster-2x2-quiet.yaml"), "utf8");
+  expect(quiet).toMatch(/^ {2}load: 0$/m);
+  writeFileSync(profile, quiet.replace(/^ {2}load: 0$/m, "  load: 2.0"));
   return { set, profile };
 }
 

@@ -23,7 +23,7 @@ function makeProfile(...args: string[]): { status: number | null; stdout: string
 }
 
 const QUIET_CASES = ["--cases", "chain-s1,map-s1,shuffle-s1,tree-s1"];
-const QUIET_TOOLS = ["--fetch-cost", "fidelity/quiet/tools/fetch_cost.json", "--disk-shared", "fidelity/quiet/tools/disk_shared.json"];
+const QUIET_TOOLS = ["--fetch-cost", "fidelity/quiet/tools/fetch_cost.json", "--disk-shared", "fidelity/quiet/tools/disk_shared.json", "--cores", "2"];
 
 describe("fidelity/tools/make_profile.py", () => {
   it("derives the quiet profile's figures from the quiet runs, calibration and tools", () => {
@@ -42,9 +42,13 @@ describe("fidelity/tools/make_profile.py", () => {
     expect(made.threads).toBe(2);
     expect(made.workersPerHost).toBe(2);
     expect(made.network).toBe("shared-host");
-    for (const field of ["latency", "hostBandwidth", "loopBandwidth", "deserializeBandwidth", "transferSpread"] as const) {
+    for (const field of ["latency", "bandwidth", "loopBandwidth", "deserializeBandwidth", "transferSpread"] as const) {
       close(made[field] as number, committed[field] as number, field);
     }
+    // The lone transfer's rate and the host's cores, no in-run host capacity: as the quiet profile.
+    expect(made.hostBandwidth).toBeUndefined();
+    expect(committed.hostBandwidth).toBeUndefined();
+    expect(made.host).toEqual(committed.host);
     for (const field of ["bandwidth", "latency", "hostBandwidth"] as const) close(made.disk?.[field] as number, committed.disk?.[field] as number, `disk.${field}`);
     for (const field of ["messageLatency", "workerHandling", "taskOverrun", "schedulerDecision", "workerMessage", "schedulerBatch", "workerBatch"] as const) {
       close(made.overheads?.[field] as number, committed.overheads?.[field] as number, `overheads.${field}`);
@@ -52,11 +56,11 @@ describe("fidelity/tools/make_profile.py", () => {
     for (const field of ["target", "spill", "pause", "terminate", "unmanaged", "unmanagedPerTask", "monitorInterval"] as const) {
       close(made.memory?.[field] as number, committed.memory?.[field] as number, `memory.${field}`);
     }
-    // Two figures come out as their own sources give them: the lone-direction bandwidth with the
-    // quiet calibration's latency (1.62 ms; derive.py's printout subtracts the loaded set's 1.14 ms
-    // and says 492 MB/s), and the connection cost from the quiet fetch_cost.py run (1.41 ms; the
-    // quiet profile keeps the loaded machine's 2.3 ms).
-    close(made.bandwidth as number, 509e6, "bandwidth");
+    // The in-run rates are printed as the check, with the quiet calibration's 1.62 ms latency taken
+    // off each transfer (derive.py took the shared set's 1.14 ms and said 492 MB/s).
+    expect(run.stdout).toMatch(/# in the runs .*: transfers with none in the other direction 509 MB\/s \(413 MB\), overlapping one the other way 269 MB\/s each/);
+    // The connection cost comes from the quiet fetch_cost.py run (1.41 ms; the quiet profile keeps
+    // the loaded machine's 2.3 ms).
     close(made.overheads?.connectLatency as number, 0.00141, "overheads.connectLatency");
     // What it cannot derive it leaves to spanwork's defaults, and says so.
     expect(made.disk?.removeBandwidth).toBeUndefined();
@@ -72,7 +76,16 @@ describe("fidelity/tools/make_profile.py", () => {
     expect(made.deserializeBandwidth).toBeUndefined();
     expect(made.overheads?.connectLatency).toBeUndefined();
     expect(made.disk?.hostBandwidth).toBeUndefined();
+    expect(made.host).toBeUndefined();
     expect(run.stdout).toMatch(/# deserializeBandwidth: not measured \(fetch_cost\.py, then --fetch-cost\)/);
+  }, 60_000);
+
+  it("--cores and --load give the host section (the loaded profile: the quiet machine with load 1.5)", () => {
+    const run = makeProfile("fidelity/quiet", ...QUIET_CASES, ...QUIET_TOOLS, "--load", "1.5");
+    expect(run.status, run.stderr).toBe(0);
+    const path = join(dir, "loaded.yaml");
+    writeFileSync(path, run.stdout);
+    expect(loadClusterProfile(path).host).toEqual(loadClusterProfile(join(ROOT, "profiles", "dask-localcluster-2x2.yaml")).host);
   }, 60_000);
 
   it("derive.py takes a set's own calibrated latency off each transfer (the quiet set's 1.62 ms, not the shared 1.14)", () => {
@@ -89,6 +102,8 @@ describe("fidelity/tools/make_profile.py", () => {
       [["fidelity/quiet", "--scheduler-decision", "-1"], /--scheduler-decision: expected seconds ≥ 0/],
       [["fidelity/quiet", "--disk-shared", "fidelity/quiet/calibration.json"], /--disk-shared .*: no rounds with both processes' disks busy/],
       [["fidelity/quiet", "--bogus"], /unknown option --bogus/],
+      [["fidelity/quiet", "--load", "1.5"], /--load needs --cores/],
+      [["fidelity/quiet", "--cores", "0"], /--cores: expected at least 1 core/],
     ] as const) {
       const run = makeProfile(...args);
       expect(run.status, `${args.join(" ")}: ${run.stderr}`).toBe(2);

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// The in-run transfer rates derive.py reads off dask's runs, read the same way off spanwork's
+// runs of the same cases: bytes / (duration - 1.14 ms) summed over the transfers that
+// overlapped none in the opposite direction ("isolated") and over those that overlapped one
+// ("concurrent"), by bytes. A profile whose `bandwidth` is a lone transfer's (the calibration)
+// and whose in-run slowdown comes from a modelled contention should give dask's figures here
+// without being fitted to them; a profile that took them as its bandwidth gives them twice.
+//
+//   node fidelity/tools/in_run_rates.mjs SET CASE,... [--cluster PROFILE] [--seeds N]
+//
+// dask: SET/real/raw/CASE.json (every run); spanwork: the case's spec, seeds 1..N (default 1:
+// the case's own seed alone), pooled.
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { register } from "tsx/esm/api";
+
+register();
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const args = process.argv.slice(2);
+const positional = [];
+let profilePath = null;
+let seeds = 1;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--cluster") profilePath = args[++i];
+  else if (args[i] === "--seeds") seeds = Number(args[++i]);
+  else positional.push(args[i]);
+}
+if (positional.length !== 2 || !(Number.isInteger(seeds) && seeds >= 1)) {
+  console.error("usage: in_run_rates.mjs SET CASE,... [--cluster PROFILE] [--seeds N]");
+  process.exit(2);
+}
+const [set, caseList] = positional;
+const LATENCY = 0.00114; // derive.py's
+const spanwork = await import(join(root, "src", "index.ts"));
+
+/** derive.py's buckets over one run's transfers ({from, bytes, start, end}). */
+function add(buckets, transfers) {
+  for (const t of transfers) {
+    const opposite = transfers.some((o) => o !== t && o.from !== t.from && o.start < t.end && o.end > t.start);
+    const b = opposite ? buckets.concurrent : buckets.isolated;
+    b.bytes += t.bytes;
+    b.seconds += Math.max(1e-6, t.end - t.start - LATENCY);
+    b.n++;
+  }
+}
+const fresh = () => ({ isolated: { bytes: 0, seconds: 0, n: 0 }, concurrent: { bytes: 0, seconds: 0, n: 0 } });
+const rate = (b) => (b.n === 0 ? "-" : `${(b.bytes / b.seconds / 1e6).toFixed(0)} MB/s`);
+const show = (label, b) =>
+  console.log(`${label.padEnd(28)} isolated ${rate(b.isolated)} (${(b.isolated.bytes / 1e6).toFixed(0)} MB, ${b.isolated.n}), concurrent ${rate(b.concurrent)} each (${(b.concurrent.bytes / 1e6).toFixed(0)} MB, ${b.concurrent.n})`);
+
+const options = profilePath === null ? {} : { cluster: spanwork.loadClusterProfile(resolve(profilePath)) };
+const totalDask = fresh();
+const totalSim = fresh();
+for (const tag of caseList.split(",")) {
+  const dask = fresh();
+  for (const run of JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8")).runs) {
+    const xs = run.transfers.map((x) => ({ from: x.from, bytes: x.bytes, start: x.start, end: x.start + x.duration }));
+    add(dask, xs);
+    add(totalDask, xs);
+  }
+  const spec = spanwork.loadWorkloadFile(join(set, "specs", `${tag.replace(/-s\d+$/, "")}.json`));
+  const sim = fresh();
+  for (let seed = 1; seed <= seeds; seed++) {
+    const { report } = await spanwork.simulate(spec, { ...options, seed });
+    const xs = report.transfers.filter((x) => x.outcome === "ok");
+    add(sim, xs);
+    add(totalSim, xs);
+  }
+  show(`${tag} dask`, dask);
+  show(`${tag} spanwork`, sim);
+}
+show("all dask", totalDask);
+show("all spanwork", totalSim);
