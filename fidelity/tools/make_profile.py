@@ -182,7 +182,8 @@ def disk_shared_rate(path):
     if not values:
         fail(f"--disk-shared {path}: no rounds with both processes' disks busy (op_MBps_shared)")
     loads = [run["load_before"] for run in runs if isinstance(run.get("load_before"), (int, float))]
-    return statistics.median(values) * 1e6, len(values), (f"{min(loads):.2g}-{max(loads):.2g}" if loads else "?")
+    span = "?" if not loads else f"{loads[0]:.2g}" if min(loads) == max(loads) else f"{min(loads):.2g}-{max(loads):.2g}"
+    return statistics.median(values) * 1e6, len(values), span
 
 
 def main(argv):
