@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // The in-run transfer rates derive.py reads off dask's runs, read the same way off spanwork's
-// runs of the same cases: bytes / (duration - 1.14 ms) summed over the transfers that
+// runs of the same cases: bytes / (duration - latency) summed over the transfers that
 // overlapped none in the opposite direction ("isolated") and over those that overlapped one
 // ("concurrent"), by bytes. A profile whose `bandwidth` is a lone transfer's (the calibration)
 // and whose in-run slowdown comes from a modelled contention should give dask's figures here
 // without being fitted to them; a profile that took them as its bandwidth gives them twice.
 //
-//   node fidelity/tools/in_run_rates.mjs SET CASE,... [--cluster PROFILE] [--seeds N]
+//   node fidelity/tools/in_run_rates.mjs SET CASE,... [--cluster PROFILE] [--seeds N] [--latency S]
+//
+// latency: the set's own calibration's (SET/calibration.json, as derive.py takes it), else the
+// shared set's 1.14 ms; --latency S overrides it (the figures of 3 December's in_run_rates.txt
+// were read with 0.00114 on both sides).
 //
 // dask: SET/real/raw/CASE.json (every run); spanwork: the case's spec, seeds 1..N (default 1:
 // the case's own seed alone), pooled.
@@ -21,17 +25,28 @@ const args = process.argv.slice(2);
 const positional = [];
 let profilePath = null;
 let seeds = 1;
+let latencyArg = null;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--cluster") profilePath = args[++i];
   else if (args[i] === "--seeds") seeds = Number(args[++i]);
+  else if (args[i] === "--latency") latencyArg = Number(args[++i]);
   else positional.push(args[i]);
 }
-if (positional.length !== 2 || !(Number.isInteger(seeds) && seeds >= 1)) {
-  console.error("usage: in_run_rates.mjs SET CASE,... [--cluster PROFILE] [--seeds N]");
+if (positional.length !== 2 || !(Number.isInteger(seeds) && seeds >= 1) || (latencyArg !== null && !(latencyArg >= 0))) {
+  console.error("usage: in_run_rates.mjs SET CASE,... [--cluster PROFILE] [--seeds N] [--latency S]");
   process.exit(2);
 }
 const [set, caseList] = positional;
-const LATENCY = 0.00114; // derive.py's
+/** The set's calibrated latency (derive.py's rule), else the shared set's. */
+function setLatency() {
+  try {
+    return JSON.parse(readFileSync(join(set, "calibration.json"), "utf8")).network.small_transfer_seconds_median;
+  } catch {
+    return 0.00114;
+  }
+}
+const LATENCY = latencyArg ?? setLatency();
+console.log(`latency ${(LATENCY * 1e3).toFixed(2)} ms taken off each transfer`);
 const spanwork = await import(join(root, "src", "index.ts"));
 
 /** derive.py's buckets over one run's transfers ({from, bytes, start, end}). */
