@@ -273,8 +273,8 @@ def main(argv):
         out.append(f"  workerHandling: {seconds(handling)}   # derive: mean local gap ({len(d['local'])} gaps); median {statistics.median(d['local']) * 1e3:.2f} ms")
     else:
         out.append("  # workerHandling: no local gap among the runs; spanwork's default applies")
-    out += [f"  workerMessage: {seconds(message)}     # {'overheads.py, given' if opts['worker_message'] is not None else 'spanwork default'}",
-            f"  schedulerDecision: {seconds(decision)} # {'overheads.py --graph, given' if opts['scheduler_decision'] is not None else 'spanwork default (overheads.py --graph measures it)'}",
+    out += [f"  workerMessage: {seconds(message)}     # {'given (--worker-message)' if opts['worker_message'] is not None else 'spanwork default'}",
+            f"  schedulerDecision: {seconds(decision)} # {'given (--scheduler-decision)' if opts['scheduler_decision'] is not None else 'spanwork default (overheads.py measures it)'}",
             "  schedulerMessage: 0"]
     if d["overruns"]:
         o = d["overruns"]
