@@ -15,35 +15,21 @@
 // spanwork: seeds 1..N (default 40) of the graph dask ran, every task moved by ±--jitter ms
 // (default 2; 0: nominal), simulated with seed i (as last_root.mjs --reseed).
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
+import { join, resolve } from "node:path";
 import { jitteredTable } from "../../scripts/graph-tables.mjs";
+import { daskRuns, loadSpanwork, median, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
 
-register();
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const positional = [];
-const raws = [];
-let profilePath = null;
-let samples = 40;
-let jitter = 2;
-let build = 0.03;
-let min = 1e6;
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--cluster") profilePath = args[++i];
-  else if (args[i] === "--raw") raws.push(args[++i]);
-  else if (args[i] === "--samples") samples = Number(args[++i]);
-  else if (args[i] === "--jitter") jitter = Number(args[++i]);
-  else if (args[i] === "--build") build = Number(args[++i]);
-  else if (args[i] === "--min") min = Number(args[++i]);
-  else positional.push(args[i]);
-}
-if (positional.length !== 2 || !(Number.isInteger(samples) && samples >= 1) || !(jitter >= 0) || !(build > 0) || !(min >= 0)) {
-  console.error("usage: build_overlap.mjs SET CASE [--cluster PROFILE] [--raw FILE]... [--samples N] [--jitter MS] [--build S] [--min BYTES]");
-  process.exit(2);
-}
-const [set, tag] = positional;
+const USAGE = "build_overlap.mjs SET CASE [--cluster PROFILE] [--raw FILE]... [--samples N] [--jitter MS] [--build S] [--min BYTES]";
+const string = { type: "string" };
+const { values, positionals } = toolArgs(USAGE, { cluster: string, raw: { type: "string", multiple: true }, samples: string, jitter: string, build: string, min: string });
+const profilePath = values.cluster ?? null;
+const raws = values.raw ?? [];
+const samples = numberFlag(values.samples, 40);
+const jitter = numberFlag(values.jitter, 2);
+const build = numberFlag(values.build, 0.03);
+const min = numberFlag(values.min, 1e6);
+if (positionals.length !== 2 || !(Number.isInteger(samples) && samples >= 1) || !(jitter >= 0) || !(build > 0) || !(min >= 0)) usageError(USAGE);
+const [set, tag] = positionals;
 const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
 const nbytes = new Map(graph.tasks.map((t) => [t.key, t.nbytes]));
 const largest = Math.max(...graph.tasks.map((t) => t.nbytes));
@@ -65,26 +51,21 @@ function split(into, transfers, records) {
   }
 }
 const fresh = () => ({ build: [], none: [], buildLater: [], noneLater: [] });
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const cell = (xs) => `${(median(xs) * 1e3).toFixed(1)} ms (${xs.length})`;
 const show = (label, g) =>
   console.log(`${label}: lone ${largest / 1e6} MB transfers beside a build ${cell(g.build)}, none ${cell(g.none)}; without each direction's first: ${cell(g.buildLater)}, ${cell(g.noneLater)} (medians, count)`);
 
 const dask = fresh();
-let daskRuns = 0;
+let runCount = 0;
 for (const file of [join(set, "real", "raw", `${tag}.json`), ...raws]) {
-  for (const r of JSON.parse(readFileSync(file, "utf8")).runs) {
-    const run = r.task_records === undefined ? r.run : r;
+  for (const run of daskRuns(file)) {
     split(dask, run.transfers.map((x) => ({ from: x.from, bytes: x.bytes, start: x.start, end: x.start + x.duration })), run.task_records);
-    daskRuns++;
+    runCount++;
   }
 }
-show(`dask, ${daskRuns} runs`, dask);
+show(`dask, ${runCount} runs`, dask);
 
-const spanwork = await import(join(root, "src", "index.ts"));
+const spanwork = await loadSpanwork();
 const spec = spanwork.loadWorkloadFile(join(set, "specs", `${tag.replace(/-s\d+$/, "")}.json`));
 const options = profilePath === null ? {} : { cluster: spanwork.loadClusterProfile(resolve(profilePath)) };
 const sim = fresh();

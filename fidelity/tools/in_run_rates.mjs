@@ -15,28 +15,16 @@
 // dask: SET/real/raw/CASE.json (every run); spanwork: the case's spec, seeds 1..N (default 1:
 // the case's own seed alone), pooled.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
+import { join, resolve } from "node:path";
+import { daskRuns, loadSpanwork, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
 
-register();
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const positional = [];
-let profilePath = null;
-let seeds = 1;
-let latencyArg = null;
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--cluster") profilePath = args[++i];
-  else if (args[i] === "--seeds") seeds = Number(args[++i]);
-  else if (args[i] === "--latency") latencyArg = Number(args[++i]);
-  else positional.push(args[i]);
-}
-if (positional.length !== 2 || !(Number.isInteger(seeds) && seeds >= 1) || (latencyArg !== null && !(latencyArg >= 0))) {
-  console.error("usage: in_run_rates.mjs SET CASE,... [--cluster PROFILE] [--seeds N] [--latency S]");
-  process.exit(2);
-}
-const [set, caseList] = positional;
+const USAGE = "in_run_rates.mjs SET CASE,... [--cluster PROFILE] [--seeds N] [--latency S]";
+const { values, positionals } = toolArgs(USAGE, { cluster: { type: "string" }, seeds: { type: "string" }, latency: { type: "string" } });
+const profilePath = values.cluster ?? null;
+const seeds = numberFlag(values.seeds, 1);
+const latencyArg = numberFlag(values.latency, null);
+if (positionals.length !== 2 || !(Number.isInteger(seeds) && seeds >= 1) || (latencyArg !== null && !(latencyArg >= 0))) usageError(USAGE);
+const [set, caseList] = positionals;
 /** The set's calibrated latency (derive.py's rule), else the shared set's. */
 function setLatency() {
   try {
@@ -47,7 +35,7 @@ function setLatency() {
 }
 const LATENCY = latencyArg ?? setLatency();
 console.log(`latency ${(LATENCY * 1e3).toFixed(2)} ms taken off each transfer`);
-const spanwork = await import(join(root, "src", "index.ts"));
+const spanwork = await loadSpanwork();
 
 /** derive.py's buckets over one run's transfers ({from, bytes, start, end}). */
 function add(buckets, transfers) {
@@ -69,7 +57,7 @@ const totalDask = fresh();
 const totalSim = fresh();
 for (const tag of caseList.split(",")) {
   const dask = fresh();
-  for (const run of JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8")).runs) {
+  for (const run of daskRuns(join(set, "real", "raw", `${tag}.json`))) {
     const xs = run.transfers.map((x) => ({ from: x.from, bytes: x.bytes, start: x.start, end: x.start + x.duration }));
     add(dask, xs);
     add(totalDask, xs);

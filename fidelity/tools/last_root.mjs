@@ -23,52 +23,34 @@
 //
 //   node fidelity/tools/last_root.mjs SET CASE [--cluster PROFILE] [--raw FILE]... [--jitter MS] [--samples N] [--late S] [--reseed] [--path] [--quiet] [--json FILE]
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
+import { join, resolve } from "node:path";
 import { jitteredTable } from "../../scripts/graph-tables.mjs";
+import { daskRuns, loadSpanwork, median, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
 
-register();
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const positional = [];
-const raws = [];
-let profilePath = null;
-let jitter = 2;
-let samples = 10;
-let late = 0.15;
-let quiet = false;
-let showPath = false;
-let jsonPath = null;
-let reseed = false;
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--cluster") profilePath = args[++i];
-  else if (args[i] === "--raw") raws.push(args[++i]);
-  else if (args[i] === "--jitter") jitter = Number(args[++i]);
-  else if (args[i] === "--samples") samples = Number(args[++i]);
-  else if (args[i] === "--late") late = Number(args[++i]);
-  else if (args[i] === "--quiet") quiet = true;
-  else if (args[i] === "--path") showPath = true;
-  else if (args[i] === "--reseed") reseed = true;
-  else if (args[i] === "--json") jsonPath = args[++i];
-  else positional.push(args[i]);
-}
-if (positional.length !== 2 || !(jitter >= 0) || !(Number.isInteger(samples) && samples >= 0) || !(late > 0)) {
-  console.error("usage: last_root.mjs SET CASE [--cluster PROFILE] [--raw FILE]... [--jitter MS] [--samples N] [--late S] [--reseed] [--path] [--quiet] [--json FILE]");
-  process.exit(2);
-}
-const [set, tag] = positional;
-const spanwork = await import(join(root, "src", "index.ts"));
+const USAGE = "last_root.mjs SET CASE [--cluster PROFILE] [--raw FILE]... [--jitter MS] [--samples N] [--late S] [--reseed] [--path] [--quiet] [--json FILE]";
+const string = { type: "string" };
+const flag = { type: "boolean" };
+const { values, positionals } = toolArgs(USAGE, {
+  cluster: string, raw: { type: "string", multiple: true }, jitter: string, samples: string, late: string, quiet: flag, path: flag, reseed: flag, json: string,
+});
+const profilePath = values.cluster ?? null;
+const raws = values.raw ?? [];
+const jitter = numberFlag(values.jitter, 2);
+const samples = numberFlag(values.samples, 10);
+const late = numberFlag(values.late, 0.15);
+const quiet = values.quiet ?? false;
+const showPath = values.path ?? false;
+const reseed = values.reseed ?? false;
+const jsonPath = values.json ?? null;
+if (positionals.length !== 2 || !(jitter >= 0) || !(Number.isInteger(samples) && samples >= 0) || !(late > 0)) usageError(USAGE);
+const [set, tag] = positionals;
+const spanwork = await loadSpanwork();
 const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
 const roots = new Set(graph.tasks.filter((t) => t.deps.length === 0).map((t) => t.key));
 const threads = graph.cluster?.threads ?? 2;
 const deps = new Map(graph.tasks.map((t) => [t.key, t.deps]));
 const largest = Math.max(...graph.tasks.map((t) => t.nbytes));
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** A run's end figures from its task records ({key, worker, start, end}) and makespan. */
 function figures(label, records, makespan, transfers) {
@@ -109,7 +91,6 @@ function figures(label, records, makespan, transfers) {
 }
 
 const runs = [];
-const daskRuns = (file) => JSON.parse(readFileSync(file, "utf8")).runs.map((r) => (r.task_records === undefined ? r.run : r));
 for (const [source, file] of [["raw", join(set, "real", "raw", `${tag}.json`)], ...raws.map((f) => [f, f])]) {
   for (const run of daskRuns(file)) runs.push({ who: "dask", source, ...figures(`dask ${source === "raw" ? "" : `${file} `}run ${run.run}`, run.task_records, run.makespan, run.transfers.map((x) => ({ bytes: x.bytes, start: x.start, end: x.start + x.duration }))) });
 }

@@ -12,36 +12,22 @@
 //
 //   node fidelity/tools/placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--jitter MS [--samples N]] [--json FILE]
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
+import { join, resolve } from "node:path";
 import { jitteredTable } from "../../scripts/graph-tables.mjs";
+import { loadSpanwork, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
 
-register();
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const positional = [];
-let profilePath = null;
-let scheduler = null;
-let keysPrefix = null;
-let jsonPath = null;
-let jitter = null;
-let samples = 10;
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--cluster") profilePath = args[++i];
-  else if (args[i] === "--scheduler") scheduler = args[++i];
-  else if (args[i] === "--keys") keysPrefix = args[++i];
-  else if (args[i] === "--json") jsonPath = args[++i];
-  else if (args[i] === "--jitter") jitter = Number(args[++i]);
-  else if (args[i] === "--samples") samples = Number(args[++i]);
-  else positional.push(args[i]);
-}
-if (positional.length !== 2) {
-  console.error("usage: placement.mjs SET CASE [--cluster PROFILE] [--scheduler S] [--keys PREFIX] [--json FILE]");
-  process.exit(2);
-}
-const [set, tag] = positional;
-const spanwork = await import(join(root, "src", "index.ts"));
+const USAGE = "placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--jitter MS [--samples N]] [--json FILE]";
+const string = { type: "string" };
+const { values, positionals } = toolArgs(USAGE, { cluster: string, scheduler: string, keys: string, json: string, jitter: string, samples: string });
+const profilePath = values.cluster ?? null;
+const scheduler = values.scheduler ?? null;
+const keysPrefix = values.keys ?? null;
+const jsonPath = values.json ?? null;
+const jitter = numberFlag(values.jitter, null);
+const samples = numberFlag(values.samples, 10);
+if (positionals.length !== 2) usageError(USAGE);
+const [set, tag] = positionals;
+const spanwork = await loadSpanwork();
 const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
 const raw = JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8"));
 const real = JSON.parse(readFileSync(join(set, "real", `${tag}.json`), "utf8"));

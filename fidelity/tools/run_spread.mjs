@@ -11,35 +11,16 @@
 //
 // dask: SET/real/raw/CASE.json, or the --raw files instead (dask_driver.py's output, every run
 // pooled); spanwork: SET/specs/<case without -sN>.json, seeds 1..N (default 20).
-import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
+import { join, resolve } from "node:path";
+import { daskRuns, loadSpanwork, median, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
 
-register();
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const positional = [];
-const raws = [];
-let profilePath = null;
-let seeds = 20;
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--cluster") profilePath = args[++i];
-  else if (args[i] === "--seeds") seeds = Number(args[++i]);
-  else if (args[i] === "--raw") raws.push(args[++i]);
-  else positional.push(args[i]);
-}
-if (positional.length !== 2 || !(Number.isInteger(seeds) && seeds >= 0)) {
-  console.error("usage: run_spread.mjs SET CASE [--cluster PROFILE] [--seeds N] [--raw FILE]...");
-  process.exit(2);
-}
-const [set, tag] = positional;
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
+const USAGE = "run_spread.mjs SET CASE [--cluster PROFILE] [--seeds N] [--raw FILE]...";
+const { values, positionals } = toolArgs(USAGE, { cluster: { type: "string" }, seeds: { type: "string" }, raw: { type: "string", multiple: true } });
+const profilePath = values.cluster ?? null;
+const seeds = numberFlag(values.seeds, 20);
+const raws = values.raw ?? [];
+if (positionals.length !== 2 || !(Number.isInteger(seeds) && seeds >= 0)) usageError(USAGE);
+const [set, tag] = positionals;
 
 /** One run's figures from its transfers ({keys, bytes, seconds}) and makespan. */
 function figures(transfers, makespan) {
@@ -69,14 +50,14 @@ function show(label, rows) {
 const files = raws.length ? raws : [join(set, "real", "raw", `${tag}.json`)];
 const dask = [];
 for (const f of files) {
-  for (const run of JSON.parse(readFileSync(f, "utf8")).runs) {
+  for (const run of daskRuns(f)) {
     dask.push(figures(run.transfers.map((t) => ({ keys: t.keys, bytes: t.bytes, seconds: t.duration })), run.makespan));
   }
 }
 show(`${tag} dask`, dask);
 
 if (seeds > 0) {
-  const spanwork = await import(join(root, "src", "index.ts"));
+  const spanwork = await loadSpanwork();
   const options = profilePath === null ? {} : { cluster: spanwork.loadClusterProfile(resolve(profilePath)) };
   const spec = spanwork.loadWorkloadFile(join(set, "specs", `${tag.replace(/-s\d+$/, "")}.json`));
   const sim = [];
