@@ -85,17 +85,13 @@ def main():
     p.add_argument("--clusters", type=int, default=3)
     a = p.parse_args()
     out = {"load_before": round(os.getloadavg()[0], 2), "rounds": a.rounds, "clusters": a.clusters, "fetches": []}
-    counter = [0]
+    tag = fetch_probe.tagger()
 
     for c in range(a.clusters):
         cluster, client = start_cluster(2, 2, None)
         try:
             wa, wb = worker_addresses(client)
             client.run(fetch_probe.install)
-
-            def tag(s):
-                counter[0] += 1
-                return f"{s}-{counter[0]}"
 
             def build(where, k):
                 fs = [client.submit(ft.work, tag("src"), 0.0, MB3, workers=[where], pure=False) for _ in range(k)]

@@ -200,3 +200,28 @@ def read_ticks():
     out = list(TICKS)
     TICKS.clear()
     return out
+
+
+def windows(events, a, z):
+    """[start, end) of every a..z pair in one worker's events (read_events()), in order: the
+    analysers' (gil_probe.py, wire_probe.py) view of what this module recorded."""
+    out, start = [], None
+    for t, label, _ in events:
+        if label == a:
+            start = t
+        elif label == z and start is not None:
+            out.append((start, t))
+            start = None
+    return out
+
+
+def tagger():
+    """Unique task keys for a tool's submits: tag("src") -> "src-1", "src-2", ... (pure=False
+    keeps dask from reusing a result; the key keeps the tasks apart in the probe's events)."""
+    counter = [0]
+
+    def tag(s):
+        counter[0] += 1
+        return f"{s}-{counter[0]}"
+
+    return tag

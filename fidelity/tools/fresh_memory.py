@@ -44,16 +44,12 @@ def main():
     time.sleep(a.idle)
     out = {"utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "load_before": round(os.getloadavg()[0], 2), "idle_before": a.idle,
            "rounds": a.rounds, "clusters": a.clusters, "keys": a.keys, "fetches": []}
-    counter = [0]
+    tag = fetch_probe.tagger()
     for c in range(a.clusters):
         cluster, client = start_cluster(2, 2, None)
         try:
             wa, wb = worker_addresses(client)
             client.run(fetch_probe.install)
-
-            def tag(s):
-                counter[0] += 1
-                return f"{s}-{counter[0]}"
 
             kept = []
             for variant in ("grow", "reuse", "release"):

@@ -31,16 +31,7 @@ import dask_driver  # noqa: E402
 import fetch_probe  # noqa: E402
 from distributed import wait  # noqa: E402
 
-def windows(events, a, z):
-    """[start, end) of every a..z pair in one worker's events, in order."""
-    out, start = [], None
-    for t, label, _ in events:
-        if label == a:
-            start = t
-        elif label == z and start is not None:
-            out.append((start, t))
-            start = None
-    return out
+windows = fetch_probe.windows
 
 
 def inside(t, spans):

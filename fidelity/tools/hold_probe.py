@@ -82,15 +82,11 @@ def main():
     a = p.parse_args()
     out = {"utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "load_before": round(os.getloadavg()[0], 2),
            "rounds": a.rounds, "keys": a.keys, "hog": a.hog, "fetches": []}
-    counter = [0]
+    tag = fetch_probe.tagger()
     cluster, client = start_cluster(2, 2, None)
     try:
         wa, wb = worker_addresses(client)
         client.run(fetch_probe.install)
-
-        def tag(s):
-            counter[0] += 1
-            return f"{s}-{counter[0]}"
 
         for r in range(a.rounds):
             for variant in ("none", "sender-gil", "receiver-gil", "sender-cpu", "receiver-cpu"):

@@ -161,15 +161,7 @@ def probed_run(graph):
     return workers, t0, t1, events, probe
 
 
-def windows(events, a, z):
-    out, start = [], None
-    for t, label, _ in events:
-        if label == a:
-            start = t
-        elif label == z and start is not None:
-            out.append((start, t))
-            start = None
-    return out
+windows = fetch_probe.windows
 
 
 def overlap(s, e, spans):
