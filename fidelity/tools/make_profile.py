@@ -193,12 +193,19 @@ def main(argv):
         fail(f"{set_dir}: no real/raw folder (the driver's raw runs)")
     cal_path = opts["calibration"] or os.path.join(set_dir, "calibration.json")
     cal = read_json(cal_path, "calibration")
+    if not isinstance(cal, dict):
+        fail(f"calibration {cal_path}: expected a JSON object (calibrate.py's output)")
     net, disk = cal.get("network", {}), cal.get("disk", {}).get("fit")
     fit = net.get("bandwidth_fit")
     if "small_transfer_seconds_median" not in net or not fit:
         fail(f"calibration {cal_path}: no network.small_transfer_seconds_median or network.bandwidth_fit (calibrate.py's output)")
     latency = net["small_transfer_seconds_median"]
+    for case in derive.case_names(set_dir, opts["cases"]):
+        if not os.path.isfile(os.path.join(set_dir, "graphs", case + ".json")):
+            fail(f"{set_dir}: no graphs/{case}.json (the compiled graph of its raw runs)")
     d = derive.derive(set_dir, opts["cases"], latency)
+    if not d["loads"]:
+        fail(f"{set_dir}: no runs in real/raw of {', '.join(d['cases']) or 'any case'}")
     workers, threads, per_host = layout(set_dir, d["cases"])
     fetch = fetch_figures(opts["fetch_cost"]) if opts["fetch_cost"] else {}
     deser = fetch.get("deserialize", transfer_spread.DESERIALIZE_BANDWIDTH)
@@ -214,8 +221,9 @@ def main(argv):
         f"# Derived by fidelity/tools/make_profile.py from {os.path.relpath(set_dir)} (cases {cases}; load before the runs",
         f"# {min(loads)}-{max(loads)}) and {rel_cal} (measured {cal.get('measured_at', '?')}).",
         f"# Compare: node scripts/fidelity.mjs --cluster PROFILE {os.path.relpath(set_dir)}",
-        f"name: {name}",
-        f"description: the dask cluster measured in {os.path.relpath(set_dir)}, {workers} workers x {threads} threads",
+        # JSON strings are YAML strings: a name with ": " or "#" in it stays a name.
+        f"name: {json.dumps(name)}",
+        f"description: {json.dumps(f'the dask cluster measured in {os.path.relpath(set_dir)}, {workers} workers x {threads} threads')}",
         "",
         f"workers: {workers}                  # the runs: workers with an RSS reading",
         f"threads: {threads}                  # the runs' cluster",

@@ -3,7 +3,7 @@
 // the hand-assembled quiet profile took from the same sources, load through spanwork's own
 // profile reader, and, where it derives a figure differently, the figure its source gives.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,6 +88,14 @@ describe("fidelity/tools/make_profile.py", () => {
     expect(loadClusterProfile(path).host).toEqual(loadClusterProfile(join(ROOT, "profiles", "dask-localcluster-2x2.yaml")).host);
   }, 60_000);
 
+  it("a name is data: one with ': ' and '#' in it comes back as it was given", () => {
+    const run = makeProfile("fidelity/quiet", ...QUIET_CASES, "--name", "lab: rack #3");
+    expect(run.status, run.stderr).toBe(0);
+    const path = join(dir, "named.yaml");
+    writeFileSync(path, run.stdout);
+    expect(loadClusterProfile(path).name).toBe("lab: rack #3");
+  }, 60_000);
+
   it("derive.py takes a set's own calibrated latency off each transfer (the quiet set's 1.62 ms, not the shared 1.14)", () => {
     const run = spawnSync(PYTHON, [join(ROOT, "fidelity", "tools", "derive.py"), "fidelity/quiet", ...QUIET_CASES], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
     expect(run.status, run.stderr).toBe(0);
@@ -95,7 +103,13 @@ describe("fidelity/tools/make_profile.py", () => {
   }, 60_000);
 
   it("bad input: one line naming the problem, exit 2", () => {
+    // A set with raw runs but no compiled graph of them.
+    const graphless = join(dir, "graphless");
+    mkdirSync(join(graphless, "real", "raw"), { recursive: true });
+    copyFileSync(join(ROOT, "fidelity", "quiet", "real", "raw", "map-s1.json"), join(graphless, "real", "raw", "map-s1.json"));
+    copyFileSync(join(ROOT, "fidelity", "quiet", "calibration.json"), join(graphless, "calibration.json"));
     for (const [args, message] of [
+      [[graphless], /no graphs\/map-s1\.json/],
       [[join(dir, "nowhere")], /no real\/raw folder/],
       [["fidelity/quiet", "--cases", "nope-s1"], /--cases: no raw runs of nope-s1/],
       [["fidelity/quiet", "--calibration", join(dir, "missing.json")], /cannot read calibration .*missing\.json/],
@@ -104,6 +118,7 @@ describe("fidelity/tools/make_profile.py", () => {
       [["fidelity/quiet", "--bogus"], /unknown option --bogus/],
       [["fidelity/quiet", "--load", "1.5"], /--load needs --cores/],
       [["fidelity/quiet", "--cores", "0"], /--cores: expected at least 1 core/],
+      [["fidelity/quiet", "--calibration", "fidelity/quiet/specs/map.json"], /calibration .*map\.json: no network\.small_transfer_seconds_median/],
     ] as const) {
       const run = makeProfile(...args);
       expect(run.status, `${args.join(" ")}: ${run.stderr}`).toBe(2);
