@@ -108,8 +108,18 @@ describe("fidelity/tools/make_profile.py", () => {
     mkdirSync(join(graphless, "real", "raw"), { recursive: true });
     copyFileSync(join(ROOT, "fidelity", "quiet", "real", "raw", "map-s1.json"), join(graphless, "real", "raw", "map-s1.json"));
     copyFileSync(join(ROOT, "fidelity", "quiet", "calibration.json"), join(graphless, "calibration.json"));
+    // A set whose raw file holds no runs, and a calibration that is not an object.
+    const runless = join(dir, "runless");
+    for (const sub of [join("real", "raw"), "graphs"]) mkdirSync(join(runless, sub), { recursive: true });
+    writeFileSync(join(runless, "real", "raw", "map-s1.json"), JSON.stringify({ name: "map", runs: [] }));
+    copyFileSync(join(ROOT, "fidelity", "quiet", "graphs", "map-s1.json"), join(runless, "graphs", "map-s1.json"));
+    copyFileSync(join(ROOT, "fidelity", "quiet", "calibration.json"), join(runless, "calibration.json"));
+    const listed = join(dir, "list.json");
+    writeFileSync(listed, "[]");
     for (const [args, message] of [
       [[graphless], /no graphs\/map-s1\.json/],
+      [[runless], /no runs in real\/raw of map-s1/],
+      [["fidelity/quiet", "--calibration", listed], /calibration .*list\.json: expected a JSON object/],
       [[join(dir, "nowhere")], /no real\/raw folder/],
       [["fidelity/quiet", "--cases", "nope-s1"], /--cases: no raw runs of nope-s1/],
       [["fidelity/quiet", "--calibration", join(dir, "missing.json")], /cannot read calibration .*missing\.json/],
