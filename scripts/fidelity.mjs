@@ -6,7 +6,7 @@
 // runs, min-max), with the bars of issue 15 (makespan ±5 %, transfers and bytes ±15 %, spill
 // ±15 %; bytes against at least 1 MB of dask's). check.sh compares only the makespan.
 //
-//   node scripts/fidelity.mjs [--cluster PROFILE] [--replay] [--jitter MS [--samples N] [--reseed]] [--json FILE] [--spanwork CHECKOUT] [SET ...]
+//   node scripts/fidelity.mjs [--cluster PROFILE [--competition FILE]] [--replay] [--jitter MS [--samples N] [--reseed]] [--json FILE] [--spanwork CHECKOUT] [SET ...]
 //
 // --replay: simulate each case as a per-task table (taskTable) of the graph dask ran, every
 // task with the median of its measured durations over the real runs instead of its nominal
@@ -21,6 +21,9 @@
 // unless --reseed: then sample i also simulates with seed i, which moves the model's own draws
 // (a profile's transferSpread, taskOverrun, drawn costs, stealing's hash order) on the same
 // graph; `--jitter 0 --reseed` keeps every duration nominal and moves only those.
+// --competition FILE: fidelity/tools/overrun_load.py's output; each set it names is simulated
+// with the other jobs' load read from its own runs (the set's median) in place of the
+// profile's `host.load` — the sets were measured in different sessions, under different loads.
 // --spanwork: simulate with another checkout's sources (e.g. main, for a before/after table).
 // SET: a fidelity folder (default: ../shared/fidelity when it exists, and fidelity/). The
 // disk of a set comes from its calibration.json when it has one (as check.sh does), unless
@@ -43,6 +46,7 @@ let replay = false;
 let jitter = null;
 let samples = 10;
 let reseed = false;
+let competitionPath = null;
 const sets = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--cluster") profilePath = args[++i];
@@ -52,8 +56,9 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === "--samples") samples = Number(args[++i]);
   else if (args[i] === "--reseed") reseed = true;
   else if (args[i] === "--json") jsonPath = args[++i];
+  else if (args[i] === "--competition") competitionPath = args[++i];
   else if (args[i] === "-h" || args[i] === "--help") {
-    console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 23).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+    console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 27).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
     process.exit(0);
   } else if (args[i].startsWith("--")) {
     console.error(`unknown option ${args[i]}`);
@@ -83,6 +88,32 @@ if (sets.length === 0) {
 }
 const spanwork = await import(join(checkout, "src", "index.ts"));
 const profile = profilePath === null ? undefined : spanwork.loadClusterProfile(resolve(profilePath));
+const competition = competitionPath === null ? null : competitionOf(competitionPath);
+
+/** Set folder (resolved) → the other jobs' load its runs met, from overrun_load.py's output. */
+function competitionOf(path) {
+  if (profile?.host === undefined) {
+    console.error("--competition: needs --cluster with a profile that has a host section (the load replaces its host.load)");
+    process.exit(2);
+  }
+  let data;
+  try {
+    data = JSON.parse(readFileSync(resolve(path), "utf8"));
+  } catch (error) {
+    console.error(`--competition ${path}: ${error.code === "ENOENT" ? "no such file" : `not JSON (${error.message})`}`);
+    process.exit(2);
+  }
+  const loads = new Map();
+  for (const [name, set] of Object.entries(data?.sets ?? {})) {
+    // overrun_load.py names a set as it was given, from the repo root
+    if (typeof set?.median === "number" && set.median >= 0) loads.set(resolve(root, name), set.median);
+  }
+  if (loads.size === 0) {
+    console.error(`--competition ${path}: no sets with a median load (overrun_load.py's output)`);
+    process.exit(2);
+  }
+  return loads;
+}
 
 const graphOf = (set, tag) => JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
 
@@ -118,7 +149,8 @@ for (const set of sets) {
     const nominal = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.name}.json`));
     const spec = replay ? replayed(set, `${real.name}-s${real.seed}`, nominal) : nominal;
     const options = { seed: real.seed };
-    if (profile !== undefined) options.cluster = profile;
+    const load = competition?.get(set);
+    if (profile !== undefined) options.cluster = load === undefined ? profile : { ...profile, host: { ...profile.host, load } };
     else if (calibration?.disk) options.disk = calibration.disk;
     const { report } = await spanwork.simulate(spec, options);
     const keys = movedKeys(report);
@@ -198,6 +230,9 @@ console.log(line("transfers", BARS.transfers, "transfers"));
 console.log(line("bytes", BARS.bytes, "bytes moved"));
 console.log(line("spilled", BARS.spill, "spilled bytes"));
 console.log(`profile: ${profilePath ?? "none (defaults; each set's calibrated disk)"}${replay ? "; replayed with the measured task durations" : ""}`);
+if (competition !== null) {
+  for (const set of sets) console.log(`competition: ${set}: ${competition.has(set) ? `host.load ${competition.get(set).toFixed(2)} (its runs' own, ${competitionPath})` : `the profile's host.load ${profile.host.load} (not in ${competitionPath})`}`);
+}
 if (jitter !== null) {
   const spreadOf = (xs, f) => {
     const sorted = [...xs].sort((a, b) => a - b);

@@ -60,4 +60,29 @@ describe("scripts/fidelity.mjs task tables", () => {
     expect(alone.status).toBe(2);
     expect(alone.stderr).toMatch(/--jitter 0: .*--reseed/);
   }, 60_000);
+
+  it("--competition runs each set it names at its own runs' load in place of the profile's host.load", () => {
+    const { set, profile } = oneCaseSet();
+    const makespan = (args: string[], name: string): number => {
+      const json = join(dir, `out-${name}.json`);
+      const child = spawnSync(process.execPath, [join(ROOT, "scripts", "fidelity.mjs"), ...args, "--json", json, set], { encoding: "utf8" });
+      expect(child.status, child.stderr).toBe(0);
+      return (JSON.parse(readFileSync(json, "utf8")) as { sim: { makespan: number } }[])[0]!.sim.makespan;
+    };
+    // The set's runs met 0.5 others: the same run as a profile whose host says 0.5 (the one-case profile says 2.0).
+    const competition = join(dir, "competition.json");
+    writeFileSync(competition, JSON.stringify({ sets: { [set]: { median: 0.5, cases: {} } } }));
+    const atHalf = join(dir, "profile-half.yaml");
+    writeFileSync(atHalf, readFileSync(profile, "utf8").replace(/\n {2}load: 2\.0\n/, "\n  load: 0.5\n"));
+    const read = makespan(["--cluster", profile, "--competition", competition], "competition");
+    expect(read).toBe(makespan(["--cluster", atHalf], "half"));
+    expect(read).not.toBe(makespan(["--cluster", profile], "two"));
+    // A set it does not name keeps the profile's load; without a host section there is nothing to replace.
+    writeFileSync(competition, JSON.stringify({ sets: { elsewhere: { median: 0.5 } } }));
+    expect(makespan(["--cluster", profile, "--competition", competition], "elsewhere")).toBe(makespan(["--cluster", profile], "two-again"));
+    const bare = spawnSync(process.execPath, [join(ROOT, "scripts", "fidelity.mjs"), "--competition", competition, set], { encoding: "utf8" });
+    expect(bare.status).toBe(2);
+    expect(bare.stderr.trim().split("\n")).toHaveLength(1);
+    expect(bare.stderr).toMatch(/--competition: needs --cluster with a profile that has a host section/);
+  }, 120_000);
 });
