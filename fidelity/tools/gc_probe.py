@@ -6,7 +6,7 @@ high task rates (docs/sim.md, *wide-map*) that the model has no term for. Prints
     PYTHONPATH=../shared/fidelity /usr/bin/python3 fidelity/tools/gc_probe.py GRAPH... [--runs N] [--out FILE]
 
 GRAPH: a compiled graph (the fidelity driver's graphs/*.json). Each run is a fresh LocalCluster
-(2 workers x 2 threads, processes, the fidelity set's settings) with a gc callback installed in
+(the driver's common.start_cluster: 2 workers x 2 threads, processes, dask's default memory limit) with a gc callback installed in
 the scheduler and in both workers before the graph is submitted; the tasks are overheads.py's
 `build` (the fidelity tasks: the output built, the rest asleep). Per process and run: the
 collections by generation, their summed and longest pause, how many lasted 1 ms or more, and
@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 
-from distributed import Client, LocalCluster, wait
+from distributed import wait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from overhead_tasks import build, read_log  # noqa: E402
@@ -73,11 +73,13 @@ def summary(pauses, first=None, last=None):
 
 
 def run_once(graph):
+    # The driver's own cluster (no dashboard, quiet logs), with dask's default memory limit;
+    # imported here, not at the top: the summary needs no dask harness (its test runs without it).
+    from common import start_cluster
+
     c = graph.get("cluster", {})
-    cl = LocalCluster(n_workers=c.get("workers", 2), threads_per_worker=c.get("threads", 2), processes=True, dashboard_address=None, silence_logs=40)
-    client = Client(cl)
+    cl, client = start_cluster(c.get("workers", 2), c.get("threads", 2), "auto")
     try:
-        client.wait_for_workers(c.get("workers", 2))
         client.run(read_log)
         before = round(os.getloadavg()[0], 2)
         dsk = {t["key"]: (build, t["key"], float(t["duration"]), int(t["nbytes"]), *t["deps"]) for t in graph["tasks"]}
