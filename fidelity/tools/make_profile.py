@@ -28,12 +28,14 @@ What comes from where (docs/calibrate.md has the whole procedure):
 Fields it cannot derive are left out and named in a comment, so spanwork's defaults apply.
 Bad input: one line on stderr naming the problem, exit 2.
 """
+import argparse
 import json
 import os
 import statistics
 import sys
 
 import derive
+import deserialise
 import transfer_spread
 
 # distributed 2022.12.1's defaults (the Scheduler's and Worker's BatchedSend intervals,
@@ -74,62 +76,67 @@ def read_json(path, what):
         fail(f"{what} {path} is not JSON: {e}")
 
 
-def number(text, option):
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's bad-input rule: one line naming the problem, exit 2."""
+
+    def error(self, message):
+        fail(message)
+
+
+def seconds_arg(text):
     try:
         value = float(text)
     except ValueError:
-        fail(f"{option}: expected seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}")
     if not value >= 0:
-        fail(f"{option}: expected seconds ≥ 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected seconds ≥ 0, got {text!r}")
+    return value
+
+
+def cores_arg(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of cores, got {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 core, got {value}")
+    return value
+
+
+def load_arg(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of other runnable threads, got {text!r}")
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {value}")
     return value
 
 
 def parse(argv):
-    opts = {"cases": None, "calibration": None, "fetch_cost": None, "disk_shared": None, "cores": None, "load": None, "scheduler_decision": None, "worker_message": None, "name": None}
-    rest = []
-    i = 0
-    flags = {"--cases": "cases", "--calibration": "calibration", "--fetch-cost": "fetch_cost", "--disk-shared": "disk_shared", "--cores": "cores", "--load": "load",
-             "--scheduler-decision": "scheduler_decision", "--worker-message": "worker_message", "--name": "name"}
-    while i < len(argv):
-        arg = argv[i]
-        if arg in ("-h", "--help"):
-            print(__doc__.strip())
-            sys.exit(0)
-        if arg in flags:
-            if i + 1 >= len(argv):
-                fail(f"{arg} needs a value")
-            opts[flags[arg]] = argv[i + 1]
-            i += 2
-        elif arg.startswith("--"):
-            fail(f"unknown option {arg}")
-        else:
-            rest.append(arg)
-            i += 1
-    if len(rest) != 1:
+    p = Parser(prog="make_profile.py", description=__doc__.splitlines()[0], add_help=False, allow_abbrev=False)
+    p.add_argument("-h", "--help", action="store_true")
+    p.add_argument("set", nargs="?")
+    p.add_argument("--cases", type=lambda text: set(c for c in text.split(",") if c))
+    p.add_argument("--calibration")
+    p.add_argument("--fetch-cost")
+    p.add_argument("--disk-shared")
+    p.add_argument("--cores", type=cores_arg)
+    p.add_argument("--load", type=load_arg)
+    p.add_argument("--scheduler-decision", type=seconds_arg)
+    p.add_argument("--worker-message", type=seconds_arg)
+    p.add_argument("--name")
+    a, unknown = p.parse_known_args(argv)
+    if a.help:
+        print(__doc__.strip())
+        sys.exit(0)
+    for arg in unknown:
+        fail(f"unknown option {arg}" if arg.startswith("-") else "expected one fidelity set (a folder with real/raw and graphs)")
+    if a.set is None:
         fail("expected one fidelity set (a folder with real/raw and graphs)")
-    opts["set"] = rest[0]
-    for key, option in (("scheduler_decision", "--scheduler-decision"), ("worker_message", "--worker-message")):
-        if opts[key] is not None:
-            opts[key] = number(opts[key], option)
-    if opts["cases"] is not None:
-        opts["cases"] = set(c for c in opts["cases"].split(",") if c)
-    if opts["cores"] is not None:
-        try:
-            opts["cores"] = int(opts["cores"])
-        except ValueError:
-            fail(f"--cores: expected a whole number of cores, got {opts['cores']!r}")
-        if opts["cores"] < 1:
-            fail(f"--cores: expected at least 1 core, got {opts['cores']}")
-    if opts["load"] is not None:
-        if opts["cores"] is None:
-            fail("--load needs --cores: the competition is a share of the host's cores")
-        try:
-            opts["load"] = float(opts["load"])
-        except ValueError:
-            fail(f"--load: expected a number of other runnable threads, got {opts['load']!r}")
-        if not opts["load"] >= 0:
-            fail(f"--load: expected a number ≥ 0, got {opts['load']}")
-    return opts
+    if a.load is not None and a.cores is None:
+        fail("--load needs --cores: the competition is a share of the host's cores")
+    return vars(a)
 
 
 def layout(set_dir, cases):
@@ -162,14 +169,11 @@ def fetch_figures(path):
     if new and pooled:
         out["connect"] = (new["duration_ms_median"] - pooled["duration_ms_median"]) / 1e3
     pairs = [(x["bytes"] / 1e6, x["deserialise"] * 1e3) for x in data.get("fetches", []) if x.get("scenario") == "idle" and x.get("deserialise") is not None]
-    if len(pairs) >= 2:
-        mx = statistics.fmean(x for x, _ in pairs)
-        my = statistics.fmean(y for _, y in pairs)
-        sxx = sum((x - mx) ** 2 for x, _ in pairs)
-        slope = sum((x - mx) * (y - my) for x, y in pairs) / sxx if sxx > 0 else 0
-        if slope > 0:
-            out["deserialize"] = 1e9 / slope  # ms per MB -> bytes per second
-            out["fetches"] = len(pairs)
+    # deserialise.py's own line through the idle fetches, so the figure is the one it prints
+    slope = deserialise.fit(pairs).get("fit_ms_per_MB", 0) if pairs else 0
+    if slope > 0:
+        out["deserialize"] = 1e9 / slope  # ms per MB -> bytes per second
+        out["fetches"] = len(pairs)
     return out
 
 
