@@ -117,12 +117,15 @@ def case_names(set_dir, only=None):
 def derive(set_dir, only=None, latency=LATENCY):
     """Every sample the figures come from: local gaps, chain hops, isolated and concurrent
     transfer bytes and seconds, fresh workers' RSS, growth per task, the loads before the runs
-    and each map/chain run's mean task overrun (a task's length less its graph duration).
+    and each map/chain run's mean task overrun (a task's length less its graph duration); and the
+    cluster's shape: workers (with an RSS reading), threads, workers per host (transfers' addresses).
     latency: the seconds a transfer's duration holds besides its bytes (the calibration's)."""
     names = case_names(set_dir, only)
     local, hops, isolated, concurrent, rss, growth, loads, overruns = [], [], [0, 0], [0, 0], [], [], [], []
+    workers, threads, per_host = 0, None, {}
     for name in names:
         raw = load(set_dir, name, "raw")
+        threads = threads or raw.get("cluster", {}).get("threads")
         graph = load(set_dir, name, "graph")
         deps = {t["key"]: t["deps"] for t in graph["tasks"]}
         nbytes = {t["key"]: t["nbytes"] for t in graph["tasks"]}
@@ -147,6 +150,13 @@ def derive(set_dir, only=None, latency=LATENCY):
                 recs = sorted(run["task_records"], key=lambda t: t["start"])
                 hops += [b["start"] - a["end"] for a, b in zip(recs, recs[1:]) if b["start"] - a["end"] < CUTOFF]
             transfers = run["transfers"]
+            workers = max(workers, len(run["rss_before"]))
+            seen = {}
+            for t in transfers:
+                for address in (t["from"], t["to"]):
+                    seen.setdefault(address.split("://")[-1].rsplit(":", 1)[0], set()).add(address)
+            for host, addresses in seen.items():
+                per_host[host] = max(per_host.get(host, 0), len(addresses))
             for t in transfers:
                 s, e = t["start"], t["start"] + t["duration"]
                 opposite = any(o is not t and o["from"] != t["from"] and o["start"] < e and o["start"] + o["duration"] > s for o in transfers)
@@ -163,7 +173,8 @@ def derive(set_dir, only=None, latency=LATENCY):
                 if executed > 0:
                     growth.append((after - before - kept[w]) / executed)
     return {"set": os.path.abspath(set_dir), "cases": names, "local": local, "hops": hops, "isolated": isolated,
-            "concurrent": concurrent, "rss": rss, "growth": growth, "loads": loads, "overruns": overruns}
+            "concurrent": concurrent, "rss": rss, "growth": growth, "loads": loads, "overruns": overruns,
+            "workers": workers or None, "threads": threads, "workers_per_host": max(per_host.values()) if per_host else None}
 
 
 def main():

@@ -139,25 +139,6 @@ def parse(argv):
     return vars(a)
 
 
-def layout(set_dir, cases):
-    """Workers, threads and workers per host as the runs had them (transfers' addresses give the hosts)."""
-    workers = threads = None
-    per_host = {}
-    for name in cases:
-        raw = derive.load(set_dir, name, "raw")
-        threads = threads or raw.get("cluster", {}).get("threads")
-        for run in raw["runs"]:
-            workers = max(workers or 0, len(run["rss_before"]))
-            seen = {}
-            for t in run["transfers"]:
-                for address in (t["from"], t["to"]):
-                    host = address.split("://")[-1].rsplit(":", 1)[0]
-                    seen.setdefault(host, set()).add(address)
-            for host, addresses in seen.items():
-                per_host[host] = max(per_host.get(host, 0), len(addresses))
-    return workers, threads, (max(per_host.values()) if per_host else None)
-
-
 def fetch_figures(path):
     """connectLatency (a fetch on a new connection less one on a pooled one) and the idle fetches'
     deserialisation per byte, as fetch_cost.py measured them."""
@@ -210,7 +191,7 @@ def main(argv):
     d = derive.derive(set_dir, opts["cases"], latency)
     if not d["loads"]:
         fail(f"{set_dir}: no runs in real/raw of {', '.join(d['cases']) or 'any case'}")
-    workers, threads, per_host = layout(set_dir, d["cases"])
+    workers, threads, per_host = d["workers"], d["threads"], d["workers_per_host"]
     fetch = fetch_figures(opts["fetch_cost"]) if opts["fetch_cost"] else {}
     deser = fetch.get("deserialize", transfer_spread.DESERIALIZE_BANDWIDTH)
     spread = transfer_spread.wire_sigma_from_range(cal_path, deserialize_bandwidth=deser)["wire_sigma"]
