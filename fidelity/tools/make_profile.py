@@ -83,34 +83,24 @@ class Parser(argparse.ArgumentParser):
         fail(message)
 
 
-def seconds_arg(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}")
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected seconds ≥ 0, got {text!r}")
-    return value
+def checked(convert, what, ok, bound):
+    """An argparse type: the text converted, and within its bound (NaN is not)."""
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {bound}, got {text!r}")
+        return value
+
+    return parse
 
 
-def cores_arg(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of cores, got {text!r}")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1 core, got {value}")
-    return value
-
-
-def load_arg(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of other runnable threads, got {text!r}")
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {value}")
-    return value
+seconds_arg = checked(float, "seconds", lambda v: v >= 0, "seconds ≥ 0")
+cores_arg = checked(int, "a whole number of cores", lambda v: v >= 1, "at least 1 core")
+load_arg = checked(float, "a number of other runnable threads", lambda v: v >= 0, "a number ≥ 0")
 
 
 def parse(argv):
