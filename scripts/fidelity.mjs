@@ -87,7 +87,19 @@ if (sets.length === 0) {
   }
 }
 const spanwork = await import(join(checkout, "src", "index.ts"));
-const profile = profilePath === null ? undefined : spanwork.loadClusterProfile(resolve(profilePath));
+// A bad profile, spec or figure file is one line and exit 2, as in the CLI: spanwork's own
+// SpecError already names the file and the field; anything else names the file it came from.
+function orExit(what, read) {
+  try {
+    return read();
+  } catch (error) {
+    const message = error instanceof spanwork.SpecError ? error.issues[0] : `${what}: ${error.code === "ENOENT" ? "no such file" : (error.message ?? String(error)).split("\n")[0]}`;
+    console.error(message);
+    process.exit(2);
+  }
+}
+const readJson = (path) => orExit(path, () => JSON.parse(readFileSync(path, "utf8")));
+const profile = profilePath === null ? undefined : orExit(profilePath, () => spanwork.loadClusterProfile(resolve(profilePath)));
 const competition = competitionPath === null ? null : competitionOf(competitionPath);
 
 /** Set folder (resolved) → the other jobs' load its runs met, from overrun_load.py's output. */
@@ -115,7 +127,7 @@ function competitionOf(path) {
   return loads;
 }
 
-const graphOf = (set, tag) => JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
+const graphOf = (set, tag) => readJson(join(set, "graphs", `${tag}.json`));
 
 /** The graph dask ran, each task with its nominal duration moved by a uniform draw in ±ms. */
 function jittered(set, tag, nominal, ms, seed) {
@@ -124,7 +136,7 @@ function jittered(set, tag, nominal, ms, seed) {
 
 /** The graph dask ran, each task with the median of its measured durations. */
 function replayed(set, tag, nominal) {
-  const raw = JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8"));
+  const raw = readJson(join(set, "real", "raw", `${tag}.json`));
   const measured = new Map();
   for (const run of raw.runs) for (const t of run.task_records) (measured.get(t.key) ?? measured.set(t.key, []).get(t.key)).push(t.end - t.start);
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -142,11 +154,12 @@ const mb = (bytes) => (bytes / 1e6).toFixed(1);
 
 const rows = [];
 for (const set of sets) {
-  const calibration = existsSync(join(set, "calibration.json")) ? JSON.parse(readFileSync(join(set, "calibration.json"), "utf8")).spanwork : null;
-  const files = readdirSync(join(set, "real")).filter((f) => f.endsWith(".json")).sort();
+  const calibration = existsSync(join(set, "calibration.json")) ? readJson(join(set, "calibration.json")).spanwork : null;
+  const files = orExit(join(set, "real"), () => readdirSync(join(set, "real"))).filter((f) => f.endsWith(".json")).sort();
   for (const file of files) {
-    const real = JSON.parse(readFileSync(join(set, "real", file), "utf8"));
-    const nominal = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.name}.json`));
+    const real = readJson(join(set, "real", file));
+    const specPath = join(set, "specs", real.spec ?? `${real.name}.json`);
+    const nominal = orExit(specPath, () => spanwork.loadWorkloadFile(specPath));
     const spec = replay ? replayed(set, `${real.name}-s${real.seed}`, nominal) : nominal;
     const options = { seed: real.seed };
     const load = competition?.get(set);

@@ -85,4 +85,21 @@ describe("scripts/fidelity.mjs task tables", () => {
     expect(bare.stderr.trim().split("\n")).toHaveLength(1);
     expect(bare.stderr).toMatch(/--competition: needs --cluster with a profile that has a host section/);
   }, 120_000);
+  it("a missing spec, profile or set is one line naming the file and exit 2, not a stack trace", () => {
+    const set = join(dir, "no-spec-set");
+    mkdirSync(join(set, "real"), { recursive: true });
+    cpSync(join(ROOT, "fidelity", "contended", "real", "chain-s1.json"), join(set, "real", "chain-s1.json"));
+    const fidelity = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, "scripts", "fidelity.mjs"), ...args], { encoding: "utf8" });
+    for (const [args, file] of [
+      [[set], join(set, "specs", "chain.json")],
+      [["--cluster", join(dir, "no-such-profile.yaml"), set], join(dir, "no-such-profile.yaml")],
+      [[join(dir, "no-such-set")], join(dir, "no-such-set", "real")],
+    ] as const) {
+      const child = fidelity(...args);
+      expect(child.status, child.stderr).toBe(2);
+      expect(child.stderr.trim().split("\n")).toHaveLength(1);
+      expect(child.stderr).toContain(file);
+      expect(child.stderr).not.toMatch(/\n\s+at /);
+    }
+  }, 60_000);
 });
