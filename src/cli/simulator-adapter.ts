@@ -3,7 +3,7 @@
 // `list` and `validate` need only the workload and spec modules; the simulator proper (the
 // worker stack) is imported when a run starts, which keeps those commands quick.
 import { DEFAULT_SEED } from "../sim/defaults.js";
-import { loadClusterProfile } from "../sim/cluster-spec.js";
+import { loadClusterProfile } from "../sim/profile-file.js";
 import { GraphError } from "../sim/graph.js";
 import type { SimResult } from "../sim/report.js";
 import { loadWorkloadFile, SpecError, type WorkloadSpec } from "../sim/spec.js";
@@ -48,9 +48,10 @@ export function realSimulator(): SimulatorApi {
 
     loadClusterProfile(path, displayPath) {
       try {
-        return loadClusterProfile(path);
+        // Problems name the file as the user typed it, and a base it extends by its `extends` path joined to that file's folder.
+        return loadClusterProfile(path, displayPath);
       } catch (error) {
-        if (error instanceof SpecError) throw new SpecProblemsError(error.issues.map((issue) => (issue.startsWith(`${path}: `) ? `${displayPath}: ${issue.slice(path.length + 2)}` : issue)));
+        if (error instanceof SpecError) throw new SpecProblemsError(error.issues);
         throw error;
       }
     },

@@ -1,7 +1,8 @@
 // What describes a cluster — its workers (uniform, or heterogeneous groups), network, disk,
 // overheads and memory model — as the `cluster` section of a workload spec and as a
 // standalone profile file (`--cluster FILE`), so a cluster calibrated once can be reused
-// across workloads. docs/sim.md, "Clusters and profiles". How the layers combine: cluster.ts.
+// across workloads. docs/sim.md, "Clusters and profiles". How the layers combine: cluster.ts;
+// reading a profile file and the profiles it extends: profile-file.ts.
 import { z } from "zod";
 import { HOST_CPU_RULES } from "./host-cpu.js";
 import { formatLimit, LIMITS } from "./limits.js";
@@ -11,7 +12,6 @@ import { secondsCost } from "./distribution-spec.js";
 import { bytes, count, index, nonNegative, number, parseInto } from "./spec-fields.js";
 import { formatPath } from "./spec-checks.js";
 import { SpecError } from "./spec-error.js";
-import { loadDataFile } from "./spec-file.js";
 
 const workerCount = count.max(LIMITS.workers, `expected at most ${formatLimit(LIMITS.workers)} workers`);
 const threadCount = count.max(LIMITS.threads, `expected at most ${formatLimit(LIMITS.threads)} threads`);
@@ -169,8 +169,20 @@ function checkLayout(cluster: { workers?: number | undefined; groups?: ReadonlyA
   }
 }
 
+/**
+ * `extends` is a profile file's own (profile-file.ts reads it before these schemas see the
+ * file). A spec's section cannot extend: the profile is the layer above it, so a base under
+ * the spec's own fields would be a second profile layer below them, and a spec built in code
+ * has no directory to find the base from.
+ */
+const INLINE_EXTENDS = "a workload's cluster section cannot extend a profile: give the profile as --cluster FILE (simulate's options.cluster), the layer above this section";
+const OBJECT_EXTENDS = "only a profile file can extend another (loadClusterProfile reads the file and its bases into one profile)";
+
 /** The `cluster` section of a workload spec. */
-export const clusterSchema = z.object(clusterFields).strict().superRefine(checkLayout);
+export const clusterSchema = z
+  .object({ ...clusterFields, extends: z.never({ error: INLINE_EXTENDS }).optional() })
+  .strict()
+  .superRefine(checkLayout);
 
 /** A cluster profile file: the same fields at its top level, with a name and a description. */
 export const clusterProfileSchema = z
@@ -178,6 +190,7 @@ export const clusterProfileSchema = z
     name: z.string({ error: "expected a string" }).optional(),
     description: z.string({ error: "expected a string" }).optional(),
     ...clusterFields,
+    extends: z.never({ error: OBJECT_EXTENDS }).optional(),
   })
   .strict()
   .superRefine(checkLayout);
@@ -213,9 +226,4 @@ export function validateClusterProfile(input: unknown, where = ""): ClusterProfi
     return parsed.data;
   }
   throw new SpecError(parsed.error.issues.map((issue) => `${formatPath([...prefix, ...issue.path])}: ${issue.message}`));
-}
-
-/** Reads a cluster profile file: JSON (.json) or YAML (anything else); errors are prefixed with the path. */
-export function loadClusterProfile(path: string): ClusterProfile {
-  return loadDataFile(path, (data) => validateClusterProfile(data ?? {}));
 }

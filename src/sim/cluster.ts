@@ -5,7 +5,8 @@
 // sections `disk`, `overheads` and `memory` are merged field by field. The workers are
 // laid out by the highest layer that sets `workers` or `groups`; `threads`, `memoryLimit`
 // and the bandwidths of a higher layer apply to every group, those of that layer or below
-// only to groups that do not set their own.
+// only to groups that do not set their own. A profile that extends another is two layers
+// (or more), folded into one by stackClusterLayer, which resolves as they would stacked.
 import { DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import { DEFAULT_DISK, type DiskParameters } from "./disk.js";
 import { formatLimit, LIMITS } from "./limits.js";
@@ -103,9 +104,17 @@ function directional(layer: Layer | { bandwidth?: number; sendBandwidth?: number
   return out;
 }
 
+function isLayerList(profile: ClusterSpec | readonly ClusterSpec[]): profile is readonly ClusterSpec[] {
+  return Array.isArray(profile);
+}
+
+/**
+ * The cluster of `workload`'s section under `profile` (one layer, or several, lowest first:
+ * what a chain of `extends` stands for) under the run's `options`.
+ */
 export function resolveCluster(
   workload: ClusterSpec,
-  profile: ClusterSpec | undefined,
+  profile: ClusterSpec | readonly ClusterSpec[] | undefined,
   options: ClusterOptions,
   address: (worker: number, host: number, slot: number) => string,
 ): ResolvedCluster {
@@ -117,7 +126,8 @@ export function resolveCluster(
   if (options.latency !== undefined) top.latency = options.latency;
   if (options.bandwidth !== undefined) top.bandwidth = options.bandwidth;
   if (options.disk !== undefined) top.disk = options.disk;
-  const layers: Layer[] = [workload, ...(profile === undefined ? [] : [profile]), top];
+  const profiles: readonly Layer[] = profile === undefined ? [] : isLayerList(profile) ? profile : [profile];
+  const layers: Layer[] = [workload, ...profiles, top];
 
   const layoutOf = (to: number): number => {
     for (let i = to; i >= 0; i--) if (layers[i]!.workers !== undefined || layers[i]!.groups !== undefined) return i;
@@ -228,4 +238,93 @@ function resolveHost(sections: ReadonlyArray<HostSpec | undefined>, hosts: numbe
     credit: merged.credit ?? eevdfCredit(merged.cores),
     schedulerHost,
   };
+}
+
+/**
+ * How stackClusterLayer folds each field of a layer (a field added to the schema must be given
+ * its way here, or this does not compile): `highest`, the fields resolveCluster takes from the
+ * highest layer that sets them; `section`, merged field by field; the layout and the two
+ * directions, below; `extends` never reaches a layer (profile-file.ts reads it).
+ */
+const FOLD = {
+  network: "highest",
+  latency: "highest",
+  bandwidth: "highest",
+  workersPerHost: "highest",
+  hostBandwidth: "highest",
+  loopBandwidth: "highest",
+  deserializeBandwidth: "highest",
+  transferSpread: "highest",
+  scheduler: "highest",
+  threads: "highest",
+  memoryLimit: "highest",
+  disk: "section",
+  overheads: "section",
+  memory: "section",
+  host: "section",
+  workers: "layout",
+  groups: "layout",
+  sendBandwidth: "direction",
+  receiveBandwidth: "direction",
+  extends: "none",
+} as const satisfies Record<keyof Layer, "highest" | "section" | "layout" | "direction" | "none">;
+const HIGHEST_FIELDS = (Object.keys(FOLD) as Array<keyof Layer>).filter((field) => FOLD[field] === "highest");
+
+/**
+ * The one layer that resolves as `upper` stacked on `lower` does, below and above any other
+ * layers (a profile that extends another: loadClusterProfile folds the chain with it, so a
+ * caller still gets one profile, as before). Not a flat merge of the two objects, which
+ * resolves otherwise in three places:
+ * - the layout is the upper layer's when it sets `workers` or `groups` (the lower's other one
+ *   goes with it: one layer may not hold both);
+ * - `bandwidth` stands for both directions unless its own layer names one: a lower
+ *   `sendBandwidth` under an upper `bandwidth` is overridden, so each direction is the upper
+ *   layer's, else the lower's, and written out where it differs from `bandwidth`;
+ * - a layer above the layout's applies its `threads`, `memoryLimit` and bandwidths to every
+ *   group, one at the layout's only to groups that set none: over the lower layer's groups,
+ *   the upper's go into each group.
+ * test/sim/cluster-extends.test.ts holds the two equal over random layers.
+ */
+export function stackClusterLayer(lower: ClusterSpec, upper: ClusterSpec): ClusterSpec {
+  const out: Layer = {};
+  const put = <K extends keyof Layer>(field: K, value: Layer[K] | undefined): void => {
+    if (value !== undefined) out[field] = value;
+  };
+  for (const field of HIGHEST_FIELDS) put(field, upper[field] !== undefined ? upper[field] : lower[field]);
+  // the sections resolveCluster merges field by field
+  put("disk", section(lower.disk, upper.disk));
+  put("overheads", section(lower.overheads, upper.overheads));
+  put("memory", section(lower.memory, upper.memory));
+  put("host", section(lower.host, upper.host));
+  const upperLays = upper.workers !== undefined || upper.groups !== undefined;
+  const layout = upperLays ? upper : lower;
+  put("workers", layout.workers);
+  if (layout.groups !== undefined) out.groups = upperLays ? layout.groups : layout.groups.map((group) => overGroup(group, upper));
+  const upperDirections = directional(upper);
+  const lowerDirections = directional(lower);
+  const send = upperDirections.send ?? lowerDirections.send;
+  const receive = upperDirections.receive ?? lowerDirections.receive;
+  // Where a direction is undefined, so is `bandwidth` (a layer's bandwidth gives both).
+  if (send !== undefined && send !== out.bandwidth) out.sendBandwidth = send;
+  if (receive !== undefined && receive !== out.bandwidth) out.receiveBandwidth = receive;
+  return out;
+}
+
+function section<T extends object>(lower: T | undefined, upper: T | undefined): T | undefined {
+  if (lower === undefined) return upper;
+  return upper === undefined ? lower : mergeSection(lower, [upper]);
+}
+
+type GroupSpec = NonNullable<ClusterSpec["groups"]>[number];
+
+/** A group of a lower layer's layout with what a layer above it sets for every group. */
+function overGroup(group: GroupSpec, upper: ClusterSpec): GroupSpec {
+  const directions = directional(upper);
+  if (upper.threads === undefined && upper.memoryLimit === undefined && directions.send === undefined && directions.receive === undefined) return group;
+  const out: GroupSpec = { ...group };
+  if (upper.threads !== undefined) out.threads = upper.threads;
+  if (upper.memoryLimit !== undefined) out.memoryLimit = upper.memoryLimit;
+  if (directions.send !== undefined) out.sendBandwidth = directions.send;
+  if (directions.receive !== undefined) out.receiveBandwidth = directions.receive;
+  return out;
 }

@@ -73,12 +73,11 @@ export { HostDisk } from "./host-disk.js";
 export { MEMORY_FRACTIONS, DEFAULT_MEMORY_MODEL, MemoryMonitor, type MemoryModel, type MemoryCheck } from "./memory.js";
 export { DEFAULT_OVERHEADS, NO_OVERHEADS, type Overheads } from "./overheads.js";
 export { BatchedLink, SerialLoop } from "./control-plane.js";
-export { resolveCluster, ClusterLayoutError, type ResolvedCluster, type WorkerShape, type ClusterOptions } from "./cluster.js";
+export { resolveCluster, stackClusterLayer, ClusterLayoutError, type ResolvedCluster, type WorkerShape, type ClusterOptions } from "./cluster.js";
 export {
   clusterSchema,
   clusterProfileSchema,
   validateClusterProfile,
-  loadClusterProfile,
   type ClusterSpec,
   type ClusterSpecInput,
   type ClusterProfile,
@@ -87,6 +86,7 @@ export {
   type MemoryModelSpec,
   type OverheadsSpec,
 } from "./cluster-spec.js";
+export { loadClusterProfile } from "./profile-file.js";
 export { resolveFaults, FaultDice, type FaultPlan } from "./faults.js";
 export {
   SimulatedExecutor,

@@ -1,9 +1,10 @@
 // Cluster sections and profiles (docs/sim.md, "Clusters and profiles"): how the layers
 // combine, worker groups, validation with paths, and profile files.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import {
   DEFAULT_OVERHEADS,
   GraphBuilder,
@@ -147,7 +148,12 @@ describe("profile files", () => {
 
   // The loaded profile is the quiet machine plus the other jobs' competition (its header): a
   // figure re-measured in one must move in both, or the loaded one is no longer that machine.
+  // It extends the quiet profile, so they move together as long as it sets nothing else.
   it("profiles/dask-localcluster-2x2.yaml is the quiet profile's machine with the other jobs' load on its host", () => {
+    const own = parseYaml(readFileSync(join("profiles", "dask-localcluster-2x2.yaml"), "utf8")) as Record<string, unknown>;
+    expect(Object.keys(own).sort()).toEqual(["description", "extends", "host", "name"]);
+    expect(own.extends).toBe("dask-localcluster-2x2-quiet.yaml");
+    expect(own.host).toEqual({ load: 1.5 });
     const { name: _n, description: _d, host, ...loaded } = loadClusterProfile(join("profiles", "dask-localcluster-2x2.yaml"));
     const { name: _qn, description: _qd, host: quietHost, ...quiet } = loadClusterProfile(join("profiles", "dask-localcluster-2x2-quiet.yaml"));
     expect(loaded).toEqual(quiet);
