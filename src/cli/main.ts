@@ -90,7 +90,7 @@ Exit codes: 0 success, 2 bad input or usage, 1 any other failure (including a ru
     .option("--scheduler <policy>", "placement policy NAME[:key=value,…] (see `spanwork list schedulers`) or a module path, e.g. dask:stealing=false")
     .option("--latency <seconds>", "network latency of a transfer, e.g. 0.001, 1.14ms")
     .option("--bandwidth <size>", "network bandwidth per worker and direction, per second, e.g. 744MB, 1GiB")
-    .option("--cluster <file>", "a cluster profile (JSON/YAML): workers, network, disk, overheads, memory model")
+    .option("--cluster <file>", "a cluster profile (JSON/YAML): workers, network, disk, overheads, memory model; `extends: FILE` builds on another")
     .option("--json <file>", 'write the report as JSON ("-" for stdout instead of the summary)')
     .option("--html <file>", "write a self-contained HTML report with charts")
     .option("--trace <file>", "write the spans as a Chrome trace (open in Perfetto)")
