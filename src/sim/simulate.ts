@@ -199,10 +199,58 @@ class SimulationRun {
     if (to !== undefined) this.scheduler.cluster.observeTransfer(to, transfer.bytes, transfer.end - transfer.start);
   }
 
+  /**
+   * A batch a worker's stream brought: the scheduler's one loop reads the batches one at a time,
+   * in arrival order, each once the loop is through what the batches before it booked (their
+   * decisions included), and what a batch sends is booked (flushed) before the next is read —
+   * as dask's handle_stream handles a batch, returns to the loop, whose BatchedSends then write
+   * what it sent, before it reads what came meanwhile. Read all at once when the loop came free,
+   * the batches that arrived while it was busy were decided together and their sends left in
+   * worker order, not arrival order. A loop that costs nothing reads each batch at once and
+   * flushes at the tick, as before.
+   */
   private readBatch(run: () => void): void {
-    const wait = this.scheduler.loopDelay(this.cluster.overheads.schedulerMessage);
-    if (wait <= 0) run();
-    else this.clock.setTimer(this.clock.now() + wait, run);
+    const { schedulerDecision, schedulerMessage } = this.cluster.overheads;
+    if (schedulerDecision === 0 && schedulerMessage === 0) {
+      run();
+      return;
+    }
+    this.unread.push(run);
+    if (!this.readPending) this.readBatches();
+  }
+
+  /** Batches waiting for the scheduler's loop, oldest first. */
+  private readonly unread: Array<() => void> = [];
+  /** A timer will resume readBatches(). */
+  private readPending = false;
+
+  private readBatches(): void {
+    this.readPending = false;
+    while (this.unread.length > 0) {
+      const busy = this.scheduler.loopDelay(0);
+      if (busy > 0) {
+        this.readPending = true;
+        this.clock.setTimer(this.clock.now() + busy, () => this.readBatches());
+        return;
+      }
+      const run = this.unread.shift()!;
+      // the read itself (schedulerMessage), then the batch's handlers, then its sends
+      const read = this.scheduler.loopDelay(this.cluster.overheads.schedulerMessage);
+      if (read > 0) {
+        this.readPending = true;
+        this.clock.setTimer(this.clock.now() + read, () => {
+          this.handleBatch(run);
+          this.readBatches();
+        });
+        return;
+      }
+      this.handleBatch(run);
+    }
+  }
+
+  private handleBatch(run: () => void): void {
+    run();
+    this.scheduler.flush();
   }
 
   private receive(worker: number, message: SendMessageToScheduler): void {

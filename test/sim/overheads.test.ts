@@ -203,11 +203,37 @@ describe("BatchedSend windows", () => {
 });
 
 describe("the scheduler's decision cost", () => {
-  it("serialises placements: k tasks handed out at once leave s apart", async () => {
+  it("serialises placements: k tasks handed out at once are decided s apart, and leave together (send_all)", async () => {
+    // dask's update_graph decides all four, then send_all queues each worker's batch; they are
+    // written once the handler returns. (Each batch leaving after its own decision started
+    // worker 0 first, s before worker 1, every time.)
     const s = 0.01;
     const { report } = await simulate(independent(4, 1), { workers: 4, threads: 1, network: "instant", cluster: only({ schedulerDecision: s }) });
-    const starts = report.taskRecords.map((r) => r.start).sort((a, b) => a - b);
-    expect(starts.map((t) => Math.round(t * 1e6) / 1e6)).toEqual([s, 2 * s, 3 * s, 4 * s]);
+    expect(new Set(report.taskRecords.map((r) => r.worker)).size).toBe(4);
+    for (const record of report.taskRecords) expect(record.start).toBeCloseTo(4 * s, 12);
+  });
+
+  it("reads the batches that came while it was busy one at a time, in arrival order, each sent before the next is read", async () => {
+    // a-0 (0.1 s) and b-0 (0.12 s) land on w0, c-0 (0.105 s) on w1; all leave at 0.03 (three
+    // decisions). a-0 ends at 0.13 and makes x-0..x-2 ready on w0: the loop decides them until
+    // 0.16. c-0's task-finished (w1) comes at 0.135, b-0's (w0) at 0.15, both while it is busy.
+    // dask handles c-0's batch first and writes z-0 (0.17) before it reads b-0's and writes y-0
+    // (0.18). Read together when the loop came free, they left in worker order: y-0 first.
+    const builder = new GraphBuilder();
+    const a = builder.addTask({ key: "a-0", prefix: "a", duration: 0.1, nbytes: 10 });
+    const b = builder.addTask({ key: "b-0", prefix: "b", duration: 0.12, nbytes: 10 });
+    const c = builder.addTask({ key: "c-0", prefix: "c", duration: 0.105, nbytes: 10 });
+    for (let i = 0; i < 3; i++) builder.addDependency(builder.addTask({ key: `x-${i}`, prefix: "x", duration: 1, nbytes: 10 }), a);
+    builder.addDependency(builder.addTask({ key: "y-0", prefix: "y", duration: 0.1, nbytes: 10 }), b);
+    builder.addDependency(builder.addTask({ key: "z-0", prefix: "z", duration: 0.1, nbytes: 10 }), c);
+    const workload: Workload = { name: "arrival", description: "", graph: builder.build("arrival"), faults: [], cluster: {} };
+    const { report } = await simulate(workload, { workers: 2, threads: 4, network: "instant", cluster: only({ schedulerDecision: 0.01 }) });
+    const record = (key: string) => report.taskRecords.find((r) => r.key === key)!;
+    const [w0, w1] = [record("a-0").worker, record("c-0").worker];
+    expect(w0 < w1).toBe(true); // address order: w0 is flushed first
+    expect([record("b-0").worker, record("x-0").worker, record("y-0").worker, record("z-0").worker]).toEqual([w0, w0, w0, w1]);
+    expect(record("z-0").start).toBeCloseTo(0.17, 12);
+    expect(record("y-0").start).toBeCloseTo(0.18, 12);
   });
 
   it("costs schedulerMessage per batch it reads or writes: a chain hop pays it twice", async () => {

@@ -18,8 +18,9 @@ export interface SchedulerOptions {
   maxStealRecords?: number;
   /**
    * Seconds of the scheduler's event loop per task it sends (its decision and the message;
-   * the overheads' schedulerDecision). One decision at a time: a worker's batch leaves once its
-   * tasks are decided, batches in order. Needs the host's `now` and `setTimer` (default 0).
+   * the overheads' schedulerDecision). One decision at a time: what one flush sends leaves once
+   * all its tasks are decided (dask's send_all), a worker's batches in order. Needs the host's
+   * `now` and `setTimer` (default 0).
    */
   decisionCost?: number;
   /** Seconds of the scheduler's event loop per message batch it writes to a worker (the overheads' schedulerMessage; default 0). */

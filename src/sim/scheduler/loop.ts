@@ -1,6 +1,6 @@
 // The scheduler's event loop as a cost model: one thread, so each decision and each message
-// batch it reads or writes waits for what was booked before it, and a worker's batches leave
-// in order. The overheads' schedulerDecision and schedulerMessage (docs/sim.md, "Overheads").
+// batch it reads or writes waits for what was booked before it; what one stimulus sends leaves
+// once all of it is decided, and a worker's batches leave in order. The overheads' schedulerDecision and schedulerMessage (docs/sim.md, "Overheads").
 /** The thread a loop runs on, on a host with a CPU model (src/sim/host-cpu.ts's CpuThread): it books CPU seconds arriving at `start`, after its queue, and says when they are done. */
 export interface LoopThread {
   run(start: number, cpu: number): number;
@@ -40,10 +40,19 @@ export class SchedulerLoop {
     return Math.max(0, this.busyUntil - now);
   }
 
-  /** Books a batch of `decisions` tasks to `worker` at `now` and says when it leaves. */
-  departure(worker: number, decisions: number, now: number): number {
-    this.book(decisions * this.decisionCost + this.messageCost, now);
-    const leaves = Math.max(this.busyUntil, this.lastDeparture[worker]!);
+  /**
+   * Books one stimulus's output at `now` — `decisions` tasks sent and `batches` batches written —
+   * and says when it is done: every batch it wrote leaves then (`leave`), as dask's `send_all`
+   * only queues on the BatchedSends, which write once the handler has returned.
+   */
+  stimulus(decisions: number, batches: number, now: number): number {
+    this.book(decisions * this.decisionCost + batches * this.messageCost, now);
+    return Math.max(this.busyUntil, now);
+  }
+
+  /** When `worker`'s batch, done at `done`, leaves: not before its previous batch (a stream is in order). */
+  leave(worker: number, done: number): number {
+    const leaves = Math.max(done, this.lastDeparture[worker]!);
     this.lastDeparture[worker] = leaves;
     return leaves;
   }

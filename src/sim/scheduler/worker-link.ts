@@ -1,7 +1,8 @@
 // The scheduler's side of its link to the workers: the events queued for each (consecutive
 // frees merged, outbox.ts), one flush asked of the host per burst, the stimulus ids of what
-// it sends, the compute-task message (a task and where its dependencies are), and when each worker's batch leaves once the scheduler's event loop has decided
-// its tasks (loop.ts). A closed worker is sent nothing.
+// it sends, the compute-task message (a task and where its dependencies are), and when the batches
+// of a flush leave: once the scheduler's event loop has decided every task among them (loop.ts).
+// A closed worker is sent nothing.
 import { ComputeTaskEvent, type Key, type StateMachineEvent } from "../../state/index.js";
 import { RECOMPUTE_ANNOTATIONS } from "../../worker/thread-ledger.js";
 import type { ClusterState } from "./cluster.js";
@@ -79,7 +80,13 @@ export class WorkerLink {
     this.outbox.clear(worker);
   }
 
-  /** Delivers every worker's pending events, in worker order (once their tasks are decided, with a decision cost). */
+  /**
+   * Delivers every worker's pending events, in worker order; with a decision cost, all of them
+   * once every task among them is decided. dask's handlers end in `send_all`, which only appends
+   * to each worker's BatchedSend; the writes happen when the loop is free again, so no worker's
+   * batch leaves before the others' tasks are decided (a batch per worker leaving after its own
+   * decisions, in worker order, started the first worker's tasks ahead of the rest every time).
+   */
   flush(): void {
     this.flushRequested = false;
     const closed = (w: number): boolean => this.closed(w);
@@ -88,17 +95,25 @@ export class WorkerLink {
       this.outbox.flush((w, events) => this.host.deliver(w, events), closed);
       return;
     }
-    this.outbox.flush((w, events) => {
-      const at = now();
-      let decisions = 0;
-      for (const event of events) if (event.kind === "ComputeTaskEvent") decisions++;
-      const leaves = this.loop.departure(w, decisions, at);
-      if (leaves <= at) this.host.deliver(w, events);
+    const batches = this.pendingBatches;
+    this.outbox.flush((w, events) => void batches.push({ worker: w, events }), closed);
+    if (batches.length === 0) return;
+    let decisions = 0;
+    for (const batch of batches) for (const event of batch.events) if (event.kind === "ComputeTaskEvent") decisions++;
+    const at = now();
+    const done = this.loop.stimulus(decisions, batches.length, at);
+    for (const { worker, events } of batches) {
+      const leaves = this.loop.leave(worker, done);
+      if (leaves <= at) this.host.deliver(worker, events);
       else setTimer.call(this.host, leaves, () => {
-        if (!closed(w)) this.host.deliver(w, events);
+        if (!closed(worker)) this.host.deliver(worker, events);
       });
-    }, closed);
+    }
+    batches.length = 0;
   }
+
+  /** The batches of one flush (reused). */
+  private readonly pendingBatches: Array<{ worker: number; events: StateMachineEvent[] }> = [];
 
   /** The host's flush came, and nothing is delivered: the pending events stay queued. */
   skipFlush(): void {
