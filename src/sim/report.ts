@@ -50,7 +50,7 @@ export interface WorkerSummary {
   memoryLimit?: number | null;
   /** Its group's name, when its group has one. */
   group?: string;
-  /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage), spilled data read or written and spilled files removed (the disk's service time). */
+  /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage), spilled data read or written and spilled files removed (the disk's service time), and its full garbage collections (gcSeconds). */
   eventLoopSeconds: number;
   /** When some task holds the GIL (`gil: true`): wall seconds less CPU seconds of its GIL-holding CPU parts (waiting for the lock, or with a host model for a core). */
   gilWaitSeconds?: number;
