@@ -86,9 +86,9 @@ export class WorkerProcess {
     let gcStart = 0;
     let gcEnd = 0;
     this.gc =
-      gcHolds === undefined
+      term === undefined || gcHolds === undefined
         ? undefined
-        : new GcCounter(term!, (seconds) => {
+        : new GcCounter(term, (seconds) => {
             const now = clock.now();
             const before = loop.idleIn();
             const after = loop.reserve(seconds);
@@ -123,17 +123,15 @@ export class WorkerProcess {
     const gil = wiring.anyGil ? workerGil(clock, hostCpu) : undefined;
     this.gil = gil;
     const gc = this.gc;
+    const wake = gcHolds ?? holds;
     const executor = new RecordingExecutor({
       address,
       // Every task that ends counts towards the next collection (one counter, no allocation).
       sink: gc === undefined ? report : { taskRecord: (record) => (report.taskRecord(record), gc.taskDone()), countFault: (kind, time) => report.countFault(kind, time) },
       ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, clock.now()) }),
       ...(gil === undefined ? {} : { gil: (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => gil.run(seconds, signal, onEnd) }),
-      ...(gcHolds !== undefined && gcHolds !== holds
-        ? { gilWake: () => Math.max(gcHolds.wait(clock.now()), holds === undefined ? 0 : holds.wait(clock.now())) }
-        : holds === undefined
-          ? {}
-          : { gilWake: () => holds.wait(clock.now()) }),
+      // The copies' holds, with the collections among them (or the collections' own).
+      ...(wake === undefined ? {} : { gilWake: () => wake.wait(clock.now()) }),
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });
