@@ -3,7 +3,7 @@ fidelity set was measured on, every field commented with the figure it comes fro
 
     python3 fidelity/tools/make_profile.py SET [--cases NAME,...] [--calibration FILE]
         [--fetch-cost FILE] [--disk-shared FILE] [--scheduler-decision S] [--worker-message S]
-        [--cores N [--load L]] [--name NAME] > profile.yaml
+        [--gc FILE [--gc-scheduler]] [--cores N [--load L]] [--name NAME] > profile.yaml
 
 SET: a folder with real/raw (the shared driver's runs, dask_driver.py) and graphs (as measure.sh
 writes them); --cases: derive from these cases' runs only (hold the others out to test the
@@ -13,7 +13,11 @@ the receiver's deserialisation per byte); --disk-shared: disk_shared.py --paced'
 host's disk shared by its workers); --scheduler-decision, --worker-message: seconds
 measured with overheads.py (otherwise spanwork's defaults, dask's measured ones, apply);
 --cores, --load: the host's cores and the other jobs' runnable threads while the runs ran (a
-`host` section; load 0 unless given).
+`host` section; load 0 unless given); --gc: gc_gaps.py's output (the stops in raw runs) or
+gc_probe.py's (the collections timed in place): a worker's first full collection
+(`overheads.workerGc`: its task count from gc_gaps — for gc_probe's file, gc_gaps over SET's raw
+runs — and its stop); the scheduler's (`schedulerGc`) is written as a comment unless
+--gc-scheduler (its count depends on how many runs the driver's process ran before).
 
 What comes from where (docs/calibrate.md has the whole procedure):
 - the runs (derive.py): the worker's
@@ -115,6 +119,8 @@ def parse(argv):
     p.add_argument("--load", type=load_arg)
     p.add_argument("--scheduler-decision", type=seconds_arg)
     p.add_argument("--worker-message", type=seconds_arg)
+    p.add_argument("--gc")
+    p.add_argument("--gc-scheduler", action="store_true")
     p.add_argument("--name")
     a, unknown = p.parse_known_args(argv)
     if a.help:
@@ -124,6 +130,8 @@ def parse(argv):
         fail(f"unknown option {arg}" if arg.startswith("-") else "expected one fidelity set (a folder with real/raw and graphs)")
     if a.set is None:
         fail("expected one fidelity set (a folder with real/raw and graphs)")
+    if a.gc_scheduler and a.gc is None:
+        fail("--gc-scheduler needs --gc: the scheduler's stops are in gc_gaps.py's or gc_probe.py's output")
     if a.load is not None and a.cores is None:
         fail("--load needs --cores: the competition is a share of the host's cores")
     return vars(a)
@@ -159,6 +167,54 @@ def disk_shared_rate(path):
     loads = [run["load_before"] for run in runs if isinstance(run.get("load_before"), (int, float))]
     span = "?" if not loads else f"{loads[0]:.2g}" if min(loads) == max(loads) else f"{min(loads):.2g}-{max(loads):.2g}"
     return statistics.median(values) * 1e6, len(values), span
+
+
+def gc_gaps_of_set(set_dir):
+    """gc_gaps.py's pooled figures over SET's raw runs (its defaults: runs of 200 tasks per worker or more, without transfers)."""
+    import gc_gaps
+
+    raw = os.path.join(set_dir, "real", "raw")
+    files = [gc_gaps.analyse(os.path.join(raw, f), argparse.Namespace(min_gap=0.02, min_tasks=200, band=0.1, with_transfers=False))
+             for f in sorted(os.listdir(raw)) if f.endswith(".json")]
+    return gc_gaps.summarise(files, gc_gaps.classify(files, 0.1), 0.1)
+
+
+def gc_figures(path, set_dir):
+    """(worker, scheduler): each None or (first, stop seconds, where from) for the overheads' workerGc and schedulerGc."""
+    data = read_json(path, "--gc")
+    if not isinstance(data, dict):
+        fail(f"--gc {path}: expected gc_gaps.py's or gc_probe.py's output (a JSON object)")
+    rel = os.path.relpath(path)
+    if "pooled" in data:  # gc_gaps.py
+        pooled = data["pooled"]
+        first, sched = pooled.get("worker", {}).get("first", {}), pooled.get("scheduler", {})
+        worker = None
+        if first.get("stops"):
+            worker = (round(first["tasks_median"]), first["ms_median"] / 1e3,
+                      f"gc_gaps.py {rel}: medians of {first['stops']} fresh workers' first stops in {pooled['runs']} runs (after {first['tasks_min']}-{first['tasks_max']} of their tasks, {first['ms_min']:g}-{first['ms_max']:g} ms)")
+        scheduler = None
+        if sched.get("stops"):
+            scheduler = (round(sched["tasks_median"]), sched["ms_median"] / 1e3,
+                         f"gc_gaps.py {rel}: medians of {sched['stops']} stops of all workers at once in {sched['runs_with_one']} of {pooled['runs']} runs (after {sched['tasks_min']}-{sched['tasks_max']} tasks in all, {sched['ms_min']:g}-{sched['ms_max']:g} ms)")
+        return worker, scheduler
+    if "graphs" in data:  # gc_probe.py: the pauses timed; the counts from the set's runs
+        pauses = {"workers": [], "scheduler": []}
+        for g in data["graphs"]:
+            for run in g.get("runs", []):
+                for kind, procs in (("scheduler", [run.get("scheduler", {})]), ("workers", run.get("workers", []))):
+                    pauses[kind] += [p[2] for proc in procs for p in proc.get("long", []) if p[0] == 2]
+        gaps = gc_gaps_of_set(set_dir)
+        first, sched = gaps["worker"].get("first", {}), gaps["scheduler"]
+        out = []
+        for kind, counts, what in (("workers", first, "fresh workers' first stops"), ("scheduler", sched, "stops of all workers at once")):
+            if not pauses[kind] or not counts.get("stops"):
+                out.append(None)
+                continue
+            ms = pauses[kind]
+            out.append((round(counts["tasks_median"]), statistics.median(ms) / 1e3,
+                        f"gc_probe.py {rel} (measured {data.get('measured_at', '?')}): the median of {len(ms)} gen-2 collection{'s' if len(ms) != 1 else ''} ({min(ms):g}-{max(ms):g} ms); the count: gc_gaps.py over {os.path.relpath(set_dir)}/real/raw, the median of {counts['stops']} {what}"))
+        return out[0], out[1]
+    fail(f"--gc {path}: expected gc_gaps.py's output (pooled) or gc_probe.py's (graphs)")
 
 
 def main(argv):
@@ -268,6 +324,7 @@ def main(argv):
         out.append(f"  connectLatency: {seconds(fetch['connect'])}   # fetch_cost.py: a fetch on a new connection against a pooled one, medians apart")
     else:
         out.append("  # connectLatency: not measured (fetch_cost.py, then --fetch-cost); spanwork's default applies")
+    out += gc_lines(opts, set_dir)
 
     out += ["", "memory:"]
     out += [f"  {key}: {value}" + ("                 # dask's distributed.worker.memory.* defaults" if key == "target" else "") for key, value in MEMORY_FRACTIONS]
@@ -285,6 +342,23 @@ def main(argv):
     else:
         out.append("# host: not given (--cores N [--load L]); without it builds and loops take no core and slow no wire")
     print("\n".join(out))
+
+
+def gc_lines(opts, set_dir):
+    """The overheads' workerGc and schedulerGc lines (or the comments that say why not)."""
+    if not opts["gc"]:
+        return ["  # workerGc, schedulerGc: not measured (gc_gaps.py or gc_probe.py, then --gc); none is modelled"]
+    worker, scheduler = gc_figures(opts["gc"], set_dir)
+    out = []
+    if worker:
+        out.append(f"  workerGc: {{ first: {worker[0]}, stop: {seconds(worker[1])} }}   # {worker[2]}")
+    else:
+        out.append(f"  # workerGc: no worker's full collection in {os.path.relpath(opts['gc'])}; none is modelled")
+    if scheduler and opts["gc_scheduler"]:
+        out.append(f"  schedulerGc: {{ first: {scheduler[0]}, stop: {seconds(scheduler[1])} }}   # {scheduler[2]}")
+    elif scheduler:
+        out.append(f"  # schedulerGc: {{ first: {scheduler[0]}, stop: {seconds(scheduler[1])} }} -- {scheduler[2]}; not written: it depends on the runs the driver's process ran before (--gc-scheduler writes it)")
+    return out
 
 
 if __name__ == "__main__":

@@ -63,9 +63,11 @@ const workerSummary = z.object({
   group: z.string().optional(),
   eventLoopSeconds: nonNegative,
   gilWaitSeconds: nonNegative.optional(),
+  gcSeconds: nonNegative.optional(),
 });
 
 const fraction = z.union([z.number().gt(0).max(1), z.literal(false)]);
+const gcTermSchema = z.object({ first: z.number().int().positive(), stop: nonNegative, every: z.number().int().positive().optional() });
 
 const clusterSummary = z.object({
   network: z.object({
@@ -96,9 +98,12 @@ const clusterSummary = z.object({
     taskOverrun: nonNegative,
     connectLatency: nonNegative,
     switchInterval: nonNegative,
+    workerGc: z.union([gcTermSchema, z.literal(false)]).optional(),
+    schedulerGc: z.union([gcTermSchema, z.literal(false)]).optional(),
   }),
   memory: z.object({ target: fraction, spill: fraction, pause: fraction, terminate: fraction, unmanaged: nonNegative, unmanagedPerTask: nonNegative, monitorInterval: nonNegative }),
   schedulerLoopSeconds: nonNegative,
+  schedulerGcSeconds: nonNegative.optional(),
   host: z
     .object({
       cores: z.number().int().positive(),

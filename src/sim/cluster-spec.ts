@@ -74,6 +74,14 @@ const isNumber = (raw: unknown): boolean => typeof raw === "number";
 /** Seconds, or false for "off" (0). */
 const secondsOrOff = () => orFalse(seconds, isNumber, "expected seconds (a number ≥ 0) or false").transform((value): number => (value === false ? 0 : value));
 
+/** A process's full garbage collections (overheads.ts's GcTerm), or false: none. */
+const gcTerm = () =>
+  orFalse(
+    z.object({ first: count, stop: seconds, every: count.optional() }).strict(),
+    (raw) => typeof raw === "object" && raw !== null && !Array.isArray(raw),
+    "expected { first: tasks, stop: seconds, every?: tasks } or false",
+  );
+
 export const overheadsSchema = z
   .object({
     messageLatency: seconds.optional(),
@@ -87,6 +95,10 @@ export const overheadsSchema = z
     connectLatency: seconds.optional(),
     /** Seconds, or false: off (0). */
     switchInterval: secondsOrOff().optional(),
+    /** A worker's full collections (first tasks, stop seconds, every further tasks), or false: none. */
+    workerGc: gcTerm().optional(),
+    /** The scheduler's, counted in the tasks it heard finish, or false: none. */
+    schedulerGc: gcTerm().optional(),
   })
   .strict();
 

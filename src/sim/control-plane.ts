@@ -20,32 +20,45 @@ export class BatchedLink {
   private timerSet = false;
   private closed = false;
 
-  /** `arrival`: how an arrived batch is run (default: at once); the receiver's loop may charge for reading it. */
+  /**
+   * `arrival`: how an arrived batch is run (default: at once); the receiver's loop may charge for reading it.
+   * `heldUntil(now)`: until when the sender's loop cannot write (a garbage collection stops it,
+   * gc.ts); a write due before then goes out at that time, with everything sent meanwhile.
+   */
   constructor(
     private readonly clock: WorkerClock,
     private readonly interval: number,
     private readonly latency: number,
     private readonly arrival: (run: () => void) => void = (run) => run(),
+    private readonly heldUntil?: (now: number) => number,
   ) {}
 
   send(thunk: () => void): void {
     if (this.closed) return;
-    if (this.interval === 0 && this.latency === 0) {
+    if (this.interval === 0 && this.latency === 0 && this.heldUntil === undefined) {
       this.arrival(thunk);
       return;
     }
     this.buffer.push(thunk);
     const now = this.clock.now();
-    if (now >= this.nextWrite) {
-      this.write(now);
-    } else if (!this.timerSet) {
-      // Within the interval: the buffer goes out when it ends, with everything sent meanwhile.
-      this.timerSet = true;
-      this.clock.setTimer(this.nextWrite, () => {
-        this.timerSet = false;
-        if (!this.closed && this.buffer.length > 0) this.write(this.clock.now());
-      });
-    }
+    if (now >= this.nextWrite) this.writeOrWait(now);
+    // Within the interval: the buffer goes out when it ends, with everything sent meanwhile.
+    else this.waitUntil(this.nextWrite);
+  }
+
+  private writeOrWait(now: number): void {
+    const held = this.heldUntil === undefined ? 0 : this.heldUntil(now);
+    if (held > now) this.waitUntil(held);
+    else this.write(now);
+  }
+
+  private waitUntil(at: number): void {
+    if (this.timerSet) return;
+    this.timerSet = true;
+    this.clock.setTimer(at, () => {
+      this.timerSet = false;
+      if (!this.closed && this.buffer.length > 0) this.writeOrWait(this.clock.now());
+    });
   }
 
   /** The stream is gone (its worker died): nothing queued or in flight arrives. */

@@ -11,6 +11,17 @@ import type { Distribution } from "./spec.js";
 /** Seconds per event: a constant, or a distribution drawn once per event. */
 export type Cost = number | Distribution;
 
+/**
+ * CPython's full (generation-2) collections of one process (gc.ts): after `first` tasks (a
+ * worker's own, or all the scheduler has heard finish) the process stops for `stop` seconds, and
+ * again after every `every` further tasks (unset: only the first).
+ */
+export interface GcTerm {
+  readonly first: number;
+  readonly stop: number;
+  readonly every?: number;
+}
+
 export interface Overheads {
   /** One-way latency of a scheduler ↔ worker message on an open stream, seconds. */
   messageLatency: number;
@@ -46,6 +57,17 @@ export interface Overheads {
    * being copied is done, or when the copy ends (copy-holds.ts); 0: it never waits.
    */
   switchInterval: number;
+  /**
+   * A worker process's full garbage collections: its event loop is busy (nothing handled,
+   * nothing sent) and its GIL held (a task thread that must take it back waits) for `stop`
+   * seconds after it has finished `first` tasks (gc.ts). Unset or false: none (the default).
+   */
+  workerGc?: GcTerm | false;
+  /**
+   * The scheduler process's full collections, counted in the tasks it has heard finish: its
+   * loop stops (no message read, no task sent), so the workers drain their queues. Unset or false: none.
+   */
+  schedulerGc?: GcTerm | false;
 }
 
 /**

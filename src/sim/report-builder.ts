@@ -25,7 +25,7 @@ export type ReportInputs = Pick<
 > & {
   /** The policy's steal requests (already capped) and how many were left out. */
   steals: { records: StealRecord[]; dropped: number };
-  workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean; eventLoopSeconds: number; gilWaitSeconds?: number; memoryLimit?: number | null; group?: string }>;
+  workerStates: ReadonlyArray<{ worker: Worker; disk: VirtualDisk; died: boolean; eventLoopSeconds: number; gilWaitSeconds?: number; gcSeconds?: number; memoryLimit?: number | null; group?: string }>;
   memory: MemoryMonitor;
 };
 
@@ -158,7 +158,7 @@ export class ReportBuilder {
     // of them (a task cut short, a cause that changed after the last task), at least the makespan
     let runEnd = makespan;
     for (const { worker } of inputs.workerStates) runEnd = Math.max(runEnd, worker.threadTimeAccountedUntil);
-    const perWorker: WorkerSummary[] = inputs.workerStates.map(({ worker, disk, died, eventLoopSeconds, gilWaitSeconds, memoryLimit, group }, w) => {
+    const perWorker: WorkerSummary[] = inputs.workerStates.map(({ worker, disk, died, eventLoopSeconds, gilWaitSeconds, gcSeconds, memoryLimit, group }, w) => {
       const threadTime = workerThreadTime(worker, runEnd);
       bytesWritten += disk.totals.bytesWritten;
       bytesRead += disk.totals.bytesRead;
@@ -192,6 +192,7 @@ export class ReportBuilder {
         ...(group === undefined ? {} : { group }),
         eventLoopSeconds,
         ...(gilWaitSeconds === undefined ? {} : { gilWaitSeconds }),
+        ...(gcSeconds === undefined ? {} : { gcSeconds }),
       };
     });
     const sortedMetrics = [...metrics.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, metric]) => metric);

@@ -50,10 +50,12 @@ export interface WorkerSummary {
   memoryLimit?: number | null;
   /** Its group's name, when its group has one. */
   group?: string;
-  /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage), spilled data read or written and spilled files removed (the disk's service time). */
+  /** Seconds its event loop spent on done events, scheduler messages (the overheads' workerHandling and workerMessage), spilled data read or written and spilled files removed (the disk's service time), and its full garbage collections (gcSeconds). */
   eventLoopSeconds: number;
   /** When some task holds the GIL (`gil: true`): wall seconds less CPU seconds of its GIL-holding CPU parts (waiting for the lock, or with a host model for a core). */
   gilWaitSeconds?: number;
+  /** When the cluster has `overheads.workerGc`: seconds its full garbage collections stopped its event loop (part of eventLoopSeconds). */
+  gcSeconds?: number;
 }
 
 /** Relative tolerance of the thread-time closure check: rounding of sums of floats, nothing more. */
@@ -95,6 +97,8 @@ export interface ClusterSummary {
   memory: import("./memory.js").MemoryModel;
   /** Seconds the scheduler's loop spent deciding where tasks go (schedulerDecision per task sent). */
   schedulerLoopSeconds: number;
+  /** When the cluster has `overheads.schedulerGc`: seconds its full garbage collections stopped the scheduler's loop (part of schedulerLoopSeconds). */
+  schedulerGcSeconds?: number;
   /** The hosts' CPU model, when the cluster has one (`cluster.host`): its parameters and the seconds each kind of thread waited for a core. */
   host?: HostSummary;
 }

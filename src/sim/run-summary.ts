@@ -1,5 +1,6 @@
 // The parts of a report read from the scheduler at the end of a run: how many tasks finished,
 // the policy and its steals, where the unfinished ones were stuck, and the cluster it ran on.
+import { gcTerm } from "./gc.js";
 import type { ResolvedCluster } from "./cluster.js";
 import type { TaskGraph } from "./graph.js";
 import type { ClusterSummary, HostSummary, SimReport, StealRecord } from "./report.js";
@@ -26,7 +27,7 @@ export function completionSentence(tasks: SimReport["tasks"], stuckAt: number, s
 }
 
 /** What the run's cluster was: the resolved parameters as the report states them. */
-export function clusterSummary(c: ResolvedCluster, schedulerLoopSeconds: number, host: HostSummary | null): ClusterSummary {
+export function clusterSummary(c: ResolvedCluster, schedulerLoopSeconds: number, host: HostSummary | null, schedulerGcSeconds: number | null = null): ClusterSummary {
   return {
     network: {
       model: c.network,
@@ -39,11 +40,18 @@ export function clusterSummary(c: ResolvedCluster, schedulerLoopSeconds: number,
       ...(c.transferSpread === null ? {} : { transferSpread: c.transferSpread }),
     },
     disk: { ...c.disk, hostBandwidth: c.disk.hostBandwidth ?? null, removeLatency: c.disk.removeLatency ?? 0, removeBandwidth: c.disk.removeBandwidth ?? null },
-    overheads: { ...c.overheads },
+    overheads: overheadsSummary(c.overheads),
     memory: { ...c.memory },
     schedulerLoopSeconds,
+    ...(schedulerGcSeconds === null ? {} : { schedulerGcSeconds }),
     ...(host === null ? {} : { host }),
   };
+}
+
+/** The overheads as the report states them: a garbage-collection term that is off is left out, as when unset (a run with `workerGc: false` reports as one without it). */
+function overheadsSummary(overheads: ResolvedCluster["overheads"]): ResolvedCluster["overheads"] {
+  const { workerGc, schedulerGc, ...rest } = overheads;
+  return { ...rest, ...(gcTerm(workerGc) === undefined ? {} : { workerGc }), ...(gcTerm(schedulerGc) === undefined ? {} : { schedulerGc }) };
 }
 
 export function schedulerSummary(scheduler: Scheduler): SimReport["scheduler"] {

@@ -14,6 +14,7 @@ import { DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_WORKERS } from "./defaults.js";
 import type { ClusterCpu } from "./host-cpu.js";
 import { FaultDice, resolveFaults, type FaultPlan } from "./faults.js";
 import type { TaskGraph } from "./graph.js";
+import { GcCounter, gcTerm } from "./gc.js";
 import { MemoryMonitor } from "./memory.js";
 import { DEFAULT_NETWORK_KIND, type NetworkKind, type SimNetwork } from "./network/index.js";
 import { REPORT_SCHEMA_VERSION, type SimOptions, type SimReport, type SimResult, type TransferRecord } from "./report.js";
@@ -87,6 +88,9 @@ class SimulationRun {
   private readonly dirty: Uint8Array;
   private dirtyCount = 0;
   private readonly addressIndex = new Map<string, number>();
+  /** The scheduler's full collections (the overheads' schedulerGc), counted in the tasks it hears finish; undefined: none. */
+  private readonly schedulerGc: GcCounter | undefined;
+  private schedulerGcSeconds = 0;
 
   constructor(
     private readonly workload: Workload,
@@ -181,6 +185,12 @@ class SimulationRun {
       },
     });
     this.workers = this.processes.map((process) => process.sim);
+    const schedulerGc = gcTerm(cluster.overheads.schedulerGc);
+    // Booked on the scheduler's loop after what is there: batches read and sent wait behind it.
+    this.schedulerGc = schedulerGc === undefined ? undefined : new GcCounter(schedulerGc, (seconds) => {
+      this.schedulerGcSeconds += seconds;
+      this.scheduler.loopDelay(seconds);
+    });
   }
 
   // ---- message flow ----
@@ -257,6 +267,7 @@ class SimulationRun {
     if (message.op !== "request-refresh-who-has") this.lastActivity = this.clock.now();
     this.markDirty(worker);
     this.scheduler.handleMessage(worker, message);
+    if (message.op === "task-finished") this.schedulerGc?.taskDone();
   }
 
   /** The scheduler's batch for a worker (sent once its tasks are decided): over the stream, then handled once the worker's event loop has got through it. */
@@ -452,11 +463,12 @@ class SimulationRun {
           died: sim.died,
           eventLoopSeconds: loop.busySeconds,
           ...(gil === undefined ? {} : { gilWaitSeconds: gil.waitSeconds }),
+          ...(this.processes[i]!.gc === undefined ? {} : { gcSeconds: this.processes[i]!.gcSeconds }),
           ...(this.heterogeneous ? { memoryLimit: shape.memoryLimit } : {}),
           ...(shape.group === null ? {} : { group: shape.group }),
         };
       }),
-      cluster: clusterSummary(this.cluster, this.scheduler.decisionSeconds, this.cpu?.summary() ?? null),
+      cluster: clusterSummary(this.cluster, this.scheduler.decisionSeconds, this.cpu?.summary() ?? null, this.schedulerGc === undefined ? null : this.schedulerGcSeconds),
       memory: this.memory,
     });
   }

@@ -19,6 +19,7 @@ import { RecordingExecutor } from "./executor.js";
 import { workerGil, type Gil } from "./gil.js";
 import type { ClusterCpu } from "./host-cpu.js";
 import { HostDisk } from "./host-disk.js";
+import { GcCounter, gcTerm } from "./gc.js";
 import { deserializeCost } from "./network/index.js";
 import { costDraw, meanCost } from "./overheads.js";
 import type { SimOptions } from "./report.js";
@@ -59,6 +60,10 @@ export class WorkerProcess {
   readonly holds: CopyHolds | undefined;
   /** The process's GIL, when some task of the graph holds it. */
   readonly gil: Gil | undefined;
+  /** Its full garbage collections (the overheads' workerGc); undefined: none. */
+  readonly gc: GcCounter | undefined;
+  /** Seconds its loop was stopped by them (part of the loop's busy seconds). */
+  gcSeconds = 0;
   /** The start time of each task it runs, for heartbeats. */
   readonly executing: ExecutionTracker;
   readonly sim: SimWorker;
@@ -68,12 +73,35 @@ export class WorkerProcess {
     const overheads = cluster.overheads;
     const shape = cluster.workers[index]!;
     const address = shape.address;
-    this.toWorker = new BatchedLink(clock, overheads.schedulerBatch, overheads.messageLatency);
-    this.toScheduler = new BatchedLink(clock, overheads.workerBatch, overheads.messageLatency, wiring.readBatch);
     const loop = new SerialLoop(clock, costDraw(overheads.workerHandling, seed, `overheads.workerHandling/${index}`), costDraw(overheads.workerMessage, seed, `overheads.workerMessage/${index}`), wiring.cpu?.loopThreads[index] ?? null);
     this.loop = loop;
     const holds = overheads.switchInterval > 0 && cluster.network !== "instant" ? new CopyHolds(overheads.switchInterval) : undefined;
     this.holds = holds;
+    // A full collection: booked on the loop after what is there (the thread that allocated past
+    // the threshold waits for the lock like any), holding the lock from its start to its end, as a
+    // deserialisation does, in one piece (a collection never lets go). Its own holds when the
+    // copies have none (switchInterval 0, the instant network), so the copies' rules stay theirs.
+    const term = gcTerm(overheads.workerGc);
+    const gcHolds = term === undefined ? undefined : (holds ?? new CopyHolds(Math.max(overheads.switchInterval, 0.005)));
+    let gcStart = 0;
+    let gcEnd = 0;
+    this.gc =
+      term === undefined || gcHolds === undefined
+        ? undefined
+        : new GcCounter(term, (seconds) => {
+            const now = clock.now();
+            const before = loop.idleIn();
+            const after = loop.reserve(seconds);
+            gcStart = now + before;
+            gcEnd = now + after;
+            this.gcSeconds += seconds;
+            gcHolds.open(now, gcStart, gcEnd, 1);
+            gcHolds.value(1);
+          });
+    this.toWorker = new BatchedLink(clock, overheads.schedulerBatch, overheads.messageLatency);
+    // dask's BatchedSend writes from the loop: nothing leaves while a collection stops it.
+    const heldUntil = gcHolds === undefined ? undefined : (now: number): number => (now >= gcStart && now < gcEnd ? gcEnd : 0);
+    this.toScheduler = new BatchedLink(clock, overheads.workerBatch, overheads.messageLatency, wiring.readBatch, heldUntil);
     // dask 2022.12.1 reads and writes spilled data on the worker's event loop: it is busy meanwhile.
     const disk = new VirtualDisk(clock, cluster.disk, meanCost(overheads.workerHandling) > 0 ? (seconds) => void loop.reserve(seconds) : undefined, hostDisk);
     // A spilled value's read ends with the same join as a message's deserialisation, holding the GIL.
@@ -94,12 +122,16 @@ export class WorkerProcess {
     const hostCpu = wiring.cpu?.host(shape.host);
     const gil = wiring.anyGil ? workerGil(clock, hostCpu) : undefined;
     this.gil = gil;
+    const gc = this.gc;
+    const wake = gcHolds ?? holds;
     const executor = new RecordingExecutor({
       address,
-      sink: report,
+      // Every task that ends counts towards the next collection (one counter, no allocation).
+      sink: gc === undefined ? report : { taskRecord: (record) => (report.taskRecord(record), gc.taskDone()), countFault: (kind, time) => report.countFault(kind, time) },
       ...(hostCpu === undefined ? {} : { cpuPart: (seconds: number) => hostCpu.cpuPart(seconds, clock.now()) }),
       ...(gil === undefined ? {} : { gil: (seconds: number, signal: AbortSignal, onEnd: (cpuDone: number) => void) => gil.run(seconds, signal, onEnd) }),
-      ...(holds === undefined ? {} : { gilWake: () => holds.wait(clock.now()) }),
+      // The copies' holds, with the collections among them (or the collections' own).
+      ...(wake === undefined ? {} : { gilWake: () => wake.wait(clock.now()) }),
       // The Worker is built with this executor; by the time a task runs, it exists.
       taskState: (key) => worker.state.tasks.get(key)?.state,
     });

@@ -41,6 +41,14 @@ describe("the --json report validates against docs/report-schema.json (ajv)", ()
     expect(await reportErrors("map", { cluster, memorySamplesPerWorker: 16 })).toEqual([]);
   });
 
+  it("a run with full garbage collections (overheads.workerGc and schedulerGc, perWorker[].gcSeconds, cluster.schedulerGcSeconds)", async () => {
+    const cluster = { overheads: { workerGc: { first: 20, stop: 0.05, every: 40 }, schedulerGc: { first: 30, stop: 0.1 } } };
+    const { report } = await simulate("map", { cluster, memorySamplesPerWorker: 16 });
+    expect(report.perWorker.some((w) => (w.gcSeconds ?? 0) > 0)).toBe(true);
+    expect(report.cluster.schedulerGcSeconds).toBeCloseTo(0.1, 12);
+    expect(await reportErrors("map", { cluster, memorySamplesPerWorker: 16 })).toEqual([]);
+  });
+
   it.each(readdirSync(workloadsDir).filter((file) => /\.(json|ya?ml)$/.test(file)))("workloads/%s", async (file) => {
     expect(await reportErrors(loadWorkloadFile(join(workloadsDir, file)), { memorySamplesPerWorker: 16 })).toEqual([]);
   });

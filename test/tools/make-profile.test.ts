@@ -102,6 +102,39 @@ describe("fidelity/tools/make_profile.py", () => {
     expect(run.stdout).toMatch(/isolated transfers: 509 MB\/s \(413 MB; latency 1\.62 ms, its calibration\.json\)/);
   }, 60_000);
 
+  it("--gc: a worker's first full collection from gc_gaps.py's output, the scheduler's as a comment unless --gc-scheduler", () => {
+    const heldOut = ["fidelity/held-out", "--cases", "chain-s1,map-s1,shuffle-s1,tree-s1"];
+    const run = makeProfile(...heldOut, "--gc", "fidelity/held-out/tools/gc_gaps.json");
+    expect(run.status, run.stderr).toBe(0);
+    const path = join(dir, "gc.yaml");
+    writeFileSync(path, run.stdout);
+    const made = loadClusterProfile(path);
+    // the medians of the 20 fresh workers' first stops in the set's wide-map and mid-map runs
+    expect(made.overheads?.workerGc).toEqual({ first: 227, stop: 0.054 });
+    expect(made.overheads?.schedulerGc).toBeUndefined();
+    expect(run.stdout).toMatch(/workerGc: .*# gc_gaps\.py fidelity\/held-out\/tools\/gc_gaps\.json: medians of 20 fresh workers' first stops in 10 runs/);
+    expect(run.stdout).toMatch(/# schedulerGc: \{ first: 1405, stop: 0\.102 \} .*not written: it depends on the runs the driver's process ran before/);
+    const both = makeProfile(...heldOut, "--gc", "fidelity/held-out/tools/gc_gaps.json", "--gc-scheduler");
+    expect(both.status, both.stderr).toBe(0);
+    writeFileSync(path, both.stdout);
+    expect(loadClusterProfile(path).overheads?.schedulerGc).toEqual({ first: 1405, stop: 0.102 });
+    // without --gc: said, and nothing modelled
+    const bare = makeProfile(...heldOut);
+    expect(bare.stdout).toMatch(/# workerGc, schedulerGc: not measured \(gc_gaps\.py or gc_probe\.py, then --gc\)/);
+  }, 60_000);
+
+  it("--gc with gc_probe.py's output: the stop timed in place, the count from gc_gaps over the set's runs", () => {
+    const run = makeProfile("fidelity/quiet-again", "--cases", "chain-s1,map-s1,shuffle-s1,tree-s1", "--gc", "fidelity/quiet-again/tools/gc_probe.json", "--gc-scheduler");
+    expect(run.status, run.stderr).toBe(0);
+    const path = join(dir, "probe.yaml");
+    writeFileSync(path, run.stdout);
+    const made = loadClusterProfile(path);
+    // the workers' four gen-2 collections: 36.27, 40.66, 41.01, 46.5 ms; the scheduler's one of 53.11
+    expect(made.overheads?.workerGc).toEqual({ first: 233, stop: 0.0408 });
+    expect(made.overheads?.schedulerGc).toEqual({ first: 1297, stop: 0.0531 });
+    expect(run.stdout).toMatch(/workerGc: .*gc_probe\.py .*the median of 4 gen-2 collections \(36\.27-46\.5 ms\); the count: gc_gaps\.py over fidelity\/quiet-again\/real\/raw/);
+  }, 60_000);
+
   it("bad input: one line naming the problem, exit 2", () => {
     // A set with raw runs but no compiled graph of them.
     const graphless = join(dir, "graphless");
@@ -129,6 +162,10 @@ describe("fidelity/tools/make_profile.py", () => {
       [["fidelity/quiet", "--load", "1.5"], /--load needs --cores/],
       [["fidelity/quiet", "--cores", "0"], /--cores: expected at least 1 core/],
       [["fidelity/quiet", "--calibration", "fidelity/quiet/specs/map.json"], /calibration .*map\.json: no network\.small_transfer_seconds_median/],
+      [["fidelity/quiet", "--gc-scheduler"], /--gc-scheduler needs --gc/],
+      [["fidelity/quiet", "--gc", "fidelity/quiet/calibration.json"], /--gc .*calibration\.json: expected gc_gaps\.py's output \(pooled\) or gc_probe\.py's \(graphs\)/],
+      [["fidelity/quiet", "--gc", listed], /--gc .*list\.json: expected gc_gaps\.py's or gc_probe\.py's output/],
+      [["fidelity/quiet", "--gc", join(dir, "missing.json")], /cannot read --gc .*missing\.json/],
     ] as const) {
       const run = makeProfile(...args);
       expect(run.status, `${args.join(" ")}: ${run.stderr}`).toBe(2);

@@ -26,9 +26,9 @@ export class SchedulerLoop {
     this.lastDeparture = new Float64Array(workers);
   }
 
-  /** Whether the loop costs anything: without costs batches leave at once. */
+  /** Whether the loop costs anything: without costs, and nothing booked (a garbage collection), batches leave at once. */
   get free(): boolean {
-    return this.decisionCost === 0 && this.messageCost === 0;
+    return this.decisionCost === 0 && this.messageCost === 0 && this.bookedSeconds === 0;
   }
 
   /** Books `seconds` at time `now` (after what is booked already); returns how long from now until it is done. */
