@@ -160,7 +160,7 @@ export const reportSchema = z.object({
   makespan: nonNegative,
   tasksPerSecond: nonNegative,
   transfer: z.object({ count, bytes: nonNegative }),
-  spill: z.object({ bytesWritten: nonNegative, bytesRead: nonNegative, countWritten: count, countRead: count }),
+  spill: z.object({ bytesWritten: nonNegative, bytesRead: nonNegative, countWritten: count, countRead: count, readSeconds: nonNegative, writeSeconds: nonNegative }),
   complete: z.boolean(),
   completion: z.string(),
   faults: z.array(z.object({ time: nonNegative, kind: z.string(), detail: z.string() })),

@@ -153,6 +153,8 @@ export class ReportBuilder {
     let bytesRead = 0;
     let countWritten = 0;
     let countRead = 0;
+    let readSeconds = 0;
+    let writeSeconds = 0;
     const metrics = new Map<string, MetricTotal>();
     // every worker's slots are accounted over the same lifetime: up to the last change of any
     // of them (a task cut short, a cause that changed after the last task), at least the makespan
@@ -164,6 +166,8 @@ export class ReportBuilder {
       bytesRead += disk.totals.bytesRead;
       countWritten += disk.totals.writes;
       countRead += disk.totals.reads;
+      readSeconds += disk.totals.readSeconds;
+      writeSeconds += disk.totals.writeSeconds;
       for (const entry of worker.metrics.totals()) {
         const id = `${entry.name.join("\u0000")}\u0001${entry.outcome}`;
         const total = metrics.get(id);
@@ -209,7 +213,7 @@ export class ReportBuilder {
       makespan,
       tasksPerSecond: makespan > 0 ? completed / makespan : 0,
       transfer: { count: this.transferCount, bytes: this.transferBytes },
-      spill: { bytesWritten, bytesRead, countWritten, countRead },
+      spill: { bytesWritten, bytesRead, countWritten, countRead, readSeconds, writeSeconds },
       faults: this.faults,
       faultCounts: [...this.faultCounts.values()],
       complete: inputs.complete,

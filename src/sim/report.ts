@@ -184,7 +184,12 @@ export interface SimReport {
   makespan: number;
   tasksPerSecond: number;
   transfer: { count: number; bytes: number };
-  spill: { bytesWritten: number; bytesRead: number; countWritten: number; countRead: number };
+  /**
+   * Spilling over all workers. `readSeconds`, `writeSeconds`: the disks' service of the reads and
+   * writes, the wait behind earlier requests left out (dask's SpillBuffer metrics time each value
+   * so); the `disk-read`/`disk-write` spans' seconds hold that wait too.
+   */
+  spill: { bytesWritten: number; bytesRead: number; countWritten: number; countRead: number; readSeconds: number; writeSeconds: number };
   /** Discrete events, one entry each: worker deaths, pauses and unpauses, spill warnings. */
   faults: Array<{ time: number; kind: string; detail: string }>;
   /** Every kind of fault that happened, the probabilistic ones (transfer-failure, busy,

@@ -60,7 +60,7 @@ export function sampleReport(overrides: Partial<SimReport> = {}): SimReport {
     makespan: 4,
     tasksPerSecond: 2.5,
     transfer: { count: 6, bytes: 48 * MiB },
-    spill: { bytesWritten: 64 * MiB, bytesRead: 16 * MiB, countWritten: 16, countRead: 4 },
+    spill: { bytesWritten: 64 * MiB, bytesRead: 16 * MiB, countWritten: 16, countRead: 4, readSeconds: 0.05, writeSeconds: 0.2 },
     faults: [],
     faultCounts: [],
     complete: true,

@@ -1,0 +1,96 @@
+"""Does a dask worker's RSS fall when its memory monitor evicts a value? The spill case's worker
+without a cluster: dask 2022.12.1's own SpillBuffer (distributed.spill, zict 2.2.0 underneath)
+holding values built like the fidelity tasks' outputs (fidelity_tasks.make_bytes, 25 MB) in a
+2-thread pool (a worker's executor: each thread's allocations in its own arena), stored from
+the main thread (the event loop), and, every 0.1 s, WorkerMemoryManager._maybe_spill's loop:
+above the spill threshold, evict one value at a time and read RSS after each, until RSS is
+below the target. The thresholds are the spill case's (limit 400 MB: spill 280, target 240)
+less a worker's unmanaged 95 MB, over this process's own RSS at the start. Per trigger: RSS,
+values in fast memory, and per eviction its milliseconds and how far RSS fell.
+
+    PYTHONPATH=../shared/fidelity /usr/bin/python3 fidelity/tools/rss_evict.py [--values N] [--json PATH]
+"""
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import psutil
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "shared", "fidelity"))
+import fidelity_tasks as ft  # noqa: E402
+from distributed.spill import SpillBuffer  # noqa: E402
+
+NBYTES = 25_000_000
+SPILL, TARGET = 280e6 - 95e6, 240e6 - 95e6  # over the process's starting RSS
+
+
+def task(_):
+    out = ft.make_bytes(NBYTES)  # built first, then the rest of the 200 ms asleep, as work() does
+    time.sleep(0.2)
+    return out
+
+
+def main(argv):
+    values = int(argv[argv.index("--values") + 1]) if "--values" in argv else 48
+    path = argv[argv.index("--json") + 1] if "--json" in argv else None
+    proc = psutil.Process()
+    rss = lambda: proc.memory_info().rss  # noqa: E731 (dask's get_process_memory)
+    root = tempfile.mkdtemp(prefix="rss-evict-")
+    buf = SpillBuffer(root, target=int(240e6))
+    pool = ThreadPoolExecutor(2)
+    ft.make_bytes(10)
+    base = rss()
+    out = {"load_before": os.getloadavg()[0], "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rss_base": base, "triggers": []}
+    running, made = [], 0
+    t0 = time.perf_counter()
+    tick = t0 + 0.1
+    try:
+        while made < values or running:
+            while len(running) < 2 and made < values:
+                running.append((f"produce-{made}", pool.submit(task, made)))
+                made += 1
+            for item in [r for r in running if r[1].done()]:
+                buf[item[0]] = item[1].result()
+                running.remove(item)
+            now = time.perf_counter()
+            if now >= tick:
+                tick += 0.1
+                memory = rss()
+                if memory > base + SPILL:
+                    trig = {"t": now - t0, "rss_MB": (memory - base) / 1e6, "fast": len(buf.fast), "evictions": []}
+                    while memory > base + TARGET and len(buf.fast):
+                        a = time.perf_counter()
+                        buf.evict()
+                        ms = (time.perf_counter() - a) * 1e3
+                        after = rss()
+                        trig["evictions"].append({"ms": ms, "fell_MB": (memory - after) / 1e6})
+                        memory = after
+                    out["triggers"].append(trig)
+            time.sleep(0.001)
+    finally:
+        pool.shutdown()
+        shutil.rmtree(root, ignore_errors=True)
+    ev = [e for t in out["triggers"] for e in t["evictions"]]
+    out["summary"] = {
+        "triggers": len(out["triggers"]),
+        "evictions": len(ev),
+        "per_trigger_median": statistics.median(len(t["evictions"]) for t in out["triggers"]) if out["triggers"] else 0,
+        "fell_MB_median": statistics.median(e["fell_MB"] for e in ev) if ev else None,
+        "fell_below_20MB": sum(e["fell_MB"] < 20 for e in ev),
+        "evict_ms_median": statistics.median(e["ms"] for e in ev) if ev else None,
+    }
+    out["load_after"] = os.getloadavg()[0]
+    print(json.dumps(out["summary"]))
+    if path:
+        with open(path, "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
