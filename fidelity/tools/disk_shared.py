@@ -207,7 +207,7 @@ def main():
         PERIOD = 0.1
     rounds = int(args[0]) if args else 5
     root = tempfile.mkdtemp(prefix="disk-shared-")
-    result = {"load_before": load1(), "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rounds": []}
+    result = {"load_before": load1(), "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "value_bytes": NBYTES, "rounds": []}
     try:
         for r in range(rounds):
             for n in (1, 2):

@@ -48,6 +48,8 @@ SCHEDULER_BATCH = 0.005
 WORKER_BATCH = 0.002
 MEMORY_FRACTIONS = (("target", 0.6), ("spill", 0.7), ("pause", 0.8), ("terminate", 0.95))
 MONITOR_INTERVAL = 0.1
+# disk_shared.py's value size (its NBYTES), for its outputs from before it recorded it as value_bytes
+DISK_SHARED_VALUE_BYTES = 25_000_000
 # spanwork's defaults for the figures no run of a set separates (docs/sim.md, "Overheads").
 SCHEDULER_DECISION = 0.00062
 WORKER_MESSAGE = 0.0001
@@ -167,6 +169,20 @@ def disk_shared_rate(path):
     loads = [run["load_before"] for run in runs if isinstance(run.get("load_before"), (int, float))]
     span = "?" if not loads else f"{loads[0]:.2g}" if min(loads) == max(loads) else f"{min(loads):.2g}-{max(loads):.2g}"
     return statistics.median(values) * 1e6, len(values), span
+
+
+def disk_removal(path):
+    """A spilled value's file removal from disk_shared.py --paced's timed removals (zict's
+    File.__delitem__ in place, one process's disk alone): its value size over their median, as a
+    bandwidth with no per-file term (--remove-sweep: a removal grows with the file, 0.06-0.09 ms at
+    1 MB). None when the output has no timed removals (disk_shared.py before it timed them)."""
+    data = read_json(path, "--disk-shared")
+    runs = data.get("runs") or [data]
+    values = [v for run in runs for r in run.get("rounds", []) for v in r.get("remove_ms_alone", [])]
+    if not values:
+        return None
+    value_bytes = data.get("value_bytes", DISK_SHARED_VALUE_BYTES)
+    return value_bytes / (statistics.median(values) / 1e3), statistics.median(values), len(values), value_bytes
 
 
 def gc_gaps_of_set(set_dir):
@@ -295,7 +311,13 @@ def main(argv):
                    f" (median of {n} values, load {load}), added to the bandwidth above")
     else:
         out.append("  # hostBandwidth: not derived (disk_shared.py --paced, then --disk-shared); spanwork's default applies")
-    out.append("  # removeLatency, removeBandwidth: not derived here (disk_shared.py's timed removals); spanwork's defaults apply")
+    removal = disk_removal(opts["disk_shared"]) if disk and opts["disk_shared"] else None
+    if removal:
+        bandwidth, ms, n, value_bytes = removal
+        out += ["  removeLatency: 0           # disk_shared --remove-sweep: a removal grows with the file (0.06-0.09 ms at 1 MB), no per-file term",
+                f"  removeBandwidth: {rate(bandwidth)}    # disk_shared --paced: zict's File.__delitem__ timed in place, median {ms:.2f} ms per {value_bytes / 1e6:g} MB value ({n} values, one disk alone)"]
+    else:
+        out.append("  # removeLatency, removeBandwidth: not derived (disk_shared.py --paced's timed removals, then --disk-shared); spanwork's defaults apply")
 
     out += ["", "overheads:"]
     hops = d["hops"]

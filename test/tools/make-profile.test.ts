@@ -62,9 +62,23 @@ describe("fidelity/tools/make_profile.py", () => {
     // The connection cost comes from the quiet fetch_cost.py run (1.41 ms; the quiet profile keeps
     // the loaded machine's 2.3 ms).
     close(made.overheads?.connectLatency as number, 0.00141, "overheads.connectLatency");
-    // What it cannot derive it leaves to spanwork's defaults, and says so.
+    // What it cannot derive it leaves to spanwork's defaults, and says so: the quiet disk_shared.py
+    // run is older than its timed removals.
     expect(made.disk?.removeBandwidth).toBeUndefined();
-    expect(run.stdout).toMatch(/# removeLatency, removeBandwidth: not derived here/);
+    expect(run.stdout).toMatch(/# removeLatency, removeBandwidth: not derived \(disk_shared.py --paced's timed removals/);
+  }, 60_000);
+
+  it("derives a spilled file's removal from disk_shared.py's timed removals: the value's size over their median, no per-file term", () => {
+    const set = "fidelity/held-out";
+    const run = makeProfile(set, ...QUIET_CASES, "--disk-shared", `${set}/tools/disk_shared.json`, "--cores", "2");
+    expect(run.status, run.stderr).toBe(0);
+    const path = join(dir, "held-out.yaml");
+    writeFileSync(path, run.stdout);
+    const made = loadClusterProfile(path);
+    // 256 removals of 25 MB values alone, median 1.90 ms (tools/disk_shared.json's per_value).
+    expect(made.disk?.removeLatency).toBe(0);
+    expect(Math.abs(made.disk!.removeBandwidth! / (25e6 / 1.8986e-3) - 1)).toBeLessThan(0.01);
+    expect(run.stdout).toMatch(/removeBandwidth: 13.2 GB +# disk_shared --paced: zict's File.__delitem__ timed in place, median 1.90 ms per 25 MB value \(256 values/);
   }, 60_000);
 
   it("leaves out what a tool's output would give when that output is not passed", () => {
