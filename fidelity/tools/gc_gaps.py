@@ -30,28 +30,20 @@ import json
 import statistics
 import sys
 
-
-def fail(message):
-    print(f"gc_gaps.py: {message}", file=sys.stderr)
-    sys.exit(2)
+from tool_args import Parser, checked, failer, read_json
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        fail(message)
+fail = failer("gc_gaps.py")
 
 
 def positive(kind, what):
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"expected {what} > 0, got {text!r}")
-        return value
+    return checked(kind, what, lambda v: v > 0, f"{what} > 0")
 
-    return parse
+
+# Its defaults, which make_profile.py's --gc takes too (pool()).
+MIN_GAP = 0.02
+MIN_TASKS = 200
+BAND = 0.1
 
 
 def prefix(key):
@@ -108,13 +100,7 @@ def stop_row(w, s, t0=0.0):
 
 
 def analyse(path, opts):
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    except ValueError as e:
-        fail(f"{path} is not JSON: {e}")
+    data = read_json(path, fail)
     runs = data.get("runs") if isinstance(data, dict) else None
     if not isinstance(runs, list):
         fail(f"{path}: expected the driver's raw runs (an object with runs[])")
@@ -187,18 +173,28 @@ def summarise(files, first, band):
             "scheduler": {**pooled(scheduler), "runs_with_one": sum(1 for f in files for r in f["runs"] if any(g[0]["kind"] == "scheduler" for g in r["together"]))}}
 
 
+def analyse_all(paths, opts):
+    """Each file's stops and, pooled over them, per process kind (what main prints)."""
+    files = [analyse(path, opts) for path in paths]
+    return files, summarise(files, classify(files, opts.band), opts.band)
+
+
+def pool(paths):
+    """The pooled figures over `paths` with this tool's defaults (make_profile.py's --gc)."""
+    return analyse_all(paths, argparse.Namespace(min_gap=MIN_GAP, min_tasks=MIN_TASKS, band=BAND, with_transfers=False))[1]
+
+
 def main(argv):
     p = Parser(prog="gc_gaps.py", description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("raw", nargs="+")
     p.add_argument("--json")
-    p.add_argument("--min-gap", type=positive(float, "seconds"), default=0.02)
-    p.add_argument("--min-tasks", type=positive(int, "a number of tasks"), default=200)
-    p.add_argument("--band", type=positive(float, "a fraction"), default=0.1)
+    p.add_argument("--min-gap", type=positive(float, "seconds"), default=MIN_GAP)
+    p.add_argument("--min-tasks", type=positive(int, "a number of tasks"), default=MIN_TASKS)
+    p.add_argument("--band", type=positive(float, "a fraction"), default=BAND)
     p.add_argument("--with-transfers", action="store_true")
     opts = p.parse_args(argv)
-    files = [analyse(path, opts) for path in opts.raw]
-    first = classify(files, opts.band)
-    result = {"min_gap": opts.min_gap, "files": files, "pooled": summarise(files, first, opts.band)}
+    files, pooled_figures = analyse_all(opts.raw, opts)
+    result = {"min_gap": opts.min_gap, "files": files, "pooled": pooled_figures}
     text = json.dumps(result, indent=1)
     if opts.json:
         try:

@@ -32,7 +32,6 @@ What comes from where (docs/calibrate.md has the whole procedure):
 Fields it cannot derive are left out and named in a comment, so spanwork's defaults apply.
 Bad input: one line on stderr naming the problem, exit 2.
 """
-import argparse
 import json
 import os
 import statistics
@@ -40,7 +39,9 @@ import sys
 
 import derive
 import deserialise
+import tool_args
 import transfer_spread
+from tool_args import Parser, checked, failer
 
 # distributed 2022.12.1's defaults (the Scheduler's and Worker's BatchedSend intervals,
 # distributed.worker.memory.*); overheads.py measured none of them.
@@ -55,9 +56,7 @@ SCHEDULER_DECISION = 0.00062
 WORKER_MESSAGE = 0.0001
 
 
-def fail(message):
-    print(f"make_profile.py: {message}", file=sys.stderr)
-    sys.exit(2)
+fail = failer("make_profile.py")
 
 
 def rate(bytes_per_second):
@@ -73,35 +72,7 @@ def size(nbytes):
 
 
 def read_json(path, what):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        fail(f"cannot read {what} {path}: {e.strerror}")
-    except ValueError as e:
-        fail(f"{what} {path} is not JSON: {e}")
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with the project's bad-input rule: one line naming the problem, exit 2."""
-
-    def error(self, message):
-        fail(message)
-
-
-def checked(convert, what, ok, bound):
-    """An argparse type: the text converted, and within its bound (NaN is not)."""
-
-    def parse(text):
-        try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-        if not ok(value):
-            raise argparse.ArgumentTypeError(f"expected {bound}, got {text!r}")
-        return value
-
-    return parse
+    return tool_args.read_json(path, fail, what)
 
 
 seconds_arg = checked(float, "seconds", lambda v: v >= 0, "seconds ≥ 0")
@@ -158,31 +129,28 @@ def fetch_figures(path):
     return out
 
 
-def disk_shared_rate(path):
-    """The per-value rate of one process's spill writes and reads while the other process's disk
-    was busy, pooled (disk_shared.py --paced): what a second worker adds to the host's disk."""
+def disk_shared_figures(path):
+    """What disk_shared.py --paced's output gives, from one read of it: `shared`, the per-value rate
+    of one process's spill writes and reads while the other process's disk was busy, pooled (what a
+    second worker adds to the host's disk), with its count and load span, or None without such
+    rounds; `removal`, a spilled
+    value's file removal from its timed removals (zict's File.__delitem__ in place, one process's
+    disk alone): the value size over their median, as a bandwidth with no per-file term
+    (--remove-sweep: a removal grows with the file, 0.06-0.09 ms at 1 MB), or None when the output
+    has no timed removals (disk_shared.py before it timed them)."""
     data = read_json(path, "--disk-shared")
     runs = data.get("runs") or [data]  # one run, or several pooled (the loaded machine's file)
-    values = [v for run in runs for r in run.get("rounds", []) for op in ("write", "read") for v in r.get("op_MBps_shared", {}).get(op, [])]
-    if not values:
-        fail(f"--disk-shared {path}: no rounds with both processes' disks busy (op_MBps_shared)")
+    rounds = [r for run in runs for r in run.get("rounds", [])]
+    values = [v for r in rounds for op in ("write", "read") for v in r.get("op_MBps_shared", {}).get(op, [])]
     loads = [run["load_before"] for run in runs if isinstance(run.get("load_before"), (int, float))]
     span = "?" if not loads else f"{loads[0]:.2g}" if min(loads) == max(loads) else f"{min(loads):.2g}-{max(loads):.2g}"
-    return statistics.median(values) * 1e6, len(values), span
-
-
-def disk_removal(path):
-    """A spilled value's file removal from disk_shared.py --paced's timed removals (zict's
-    File.__delitem__ in place, one process's disk alone): its value size over their median, as a
-    bandwidth with no per-file term (--remove-sweep: a removal grows with the file, 0.06-0.09 ms at
-    1 MB). None when the output has no timed removals (disk_shared.py before it timed them)."""
-    data = read_json(path, "--disk-shared")
-    runs = data.get("runs") or [data]
-    values = [v for run in runs for r in run.get("rounds", []) for v in r.get("remove_ms_alone", [])]
-    if not values:
-        return None
-    value_bytes = data.get("value_bytes", DISK_SHARED_VALUE_BYTES)
-    return value_bytes / (statistics.median(values) / 1e3), statistics.median(values), len(values), value_bytes
+    removals = [v for r in rounds for v in r.get("remove_ms_alone", [])]
+    removal = None
+    if removals:
+        value_bytes = data.get("value_bytes", DISK_SHARED_VALUE_BYTES)
+        ms = statistics.median(removals)
+        removal = (value_bytes / (ms / 1e3), ms, len(removals), value_bytes)
+    return {"shared": (statistics.median(values) * 1e6, len(values), span) if values else None, "removal": removal}
 
 
 def gc_gaps_of_set(set_dir):
@@ -190,9 +158,7 @@ def gc_gaps_of_set(set_dir):
     import gc_gaps
 
     raw = os.path.join(set_dir, "real", "raw")
-    files = [gc_gaps.analyse(os.path.join(raw, f), argparse.Namespace(min_gap=0.02, min_tasks=200, band=0.1, with_transfers=False))
-             for f in sorted(os.listdir(raw)) if f.endswith(".json")]
-    return gc_gaps.summarise(files, gc_gaps.classify(files, 0.1), 0.1)
+    return gc_gaps.pool([os.path.join(raw, f) for f in sorted(os.listdir(raw)) if f.endswith(".json")])
 
 
 def gc_figures(path, set_dir):
@@ -305,13 +271,16 @@ def main(argv):
                 f"  latency: {seconds(disk['latency_s'])}            # calibration: the same fit's seconds per value"]
     else:
         out.append("  # no disk fit in the calibration: spanwork's default disk applies")
-    if disk and opts["disk_shared"] and per_host and per_host > 1:
-        shared, n, load = disk_shared_rate(opts["disk_shared"])
+    disk_shared = disk_shared_figures(opts["disk_shared"]) if disk and opts["disk_shared"] else None
+    if disk_shared and per_host and per_host > 1:
+        if disk_shared["shared"] is None:
+            fail(f"--disk-shared {opts['disk_shared']}: no rounds with both processes' disks busy (op_MBps_shared)")
+        shared, n, load = disk_shared["shared"]
         out.append(f"  hostBandwidth: {rate(disk['bytes_per_s'] + shared)}      # disk_shared --paced: one process beside the other's busy disk {shared / 1e6:.0f} MB/s"
                    f" (median of {n} values, load {load}), added to the bandwidth above")
     else:
         out.append("  # hostBandwidth: not derived (disk_shared.py --paced, then --disk-shared); spanwork's default applies")
-    removal = disk_removal(opts["disk_shared"]) if disk and opts["disk_shared"] else None
+    removal = disk_shared["removal"] if disk_shared else None
     if removal:
         bandwidth, ms, n, value_bytes = removal
         out += ["  removeLatency: 0           # disk_shared --remove-sweep: a removal grows with the file (0.06-0.09 ms at 1 MB), no per-file term",
