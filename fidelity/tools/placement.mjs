@@ -11,10 +11,10 @@
 // table keeps each prefix's cpu, gil, buildBandwidth and buildLatency: scripts/graph-tables.mjs).
 //
 //   node fidelity/tools/placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--jitter MS [--samples N]] [--json FILE]
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { jitteredTable } from "../../scripts/graph-tables.mjs";
-import { loadSpanwork, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
+import { caseFile, clusterProfile, loadSpanwork, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
 
 const USAGE = "placement.mjs SET CASE [--cluster PROFILE] [--scheduler NAME[:k=v]] [--keys PREFIX] [--jitter MS [--samples N]] [--json FILE]";
 const string = { type: "string" };
@@ -28,9 +28,9 @@ const samples = numberFlag(values.samples, 10);
 if (positionals.length !== 2) usageError(USAGE);
 const [set, tag] = positionals;
 const spanwork = await loadSpanwork();
-const graph = JSON.parse(readFileSync(join(set, "graphs", `${tag}.json`), "utf8"));
-const raw = JSON.parse(readFileSync(join(set, "real", "raw", `${tag}.json`), "utf8"));
-const real = JSON.parse(readFileSync(join(set, "real", `${tag}.json`), "utf8"));
+const graph = caseFile(USAGE, set, tag, "graphs");
+const raw = caseFile(USAGE, set, tag, "real", "raw");
+const real = caseFile(USAGE, set, tag, "real");
 const deps = new Map(graph.tasks.map((t) => [t.key, t.deps]));
 const nbytes = new Map(graph.tasks.map((t) => [t.key, t.nbytes]));
 const prefixOf = new Map(graph.tasks.map((t) => [t.key, t.prefix]));
@@ -67,7 +67,7 @@ const runs = raw.runs.map((run) => {
 });
 const spec = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.name}.json`));
 const options = { seed: real.seed };
-if (profilePath !== null) options.cluster = spanwork.loadClusterProfile(resolve(profilePath));
+if (profilePath !== null) options.cluster = clusterProfile(USAGE, spanwork, profilePath);
 if (scheduler !== null) options.scheduler = scheduler;
 /** One simulation's run, labelled. */
 async function simulated(label, workload) {

@@ -6,28 +6,18 @@
 // model throws too often or a rule. Workers are numbered by address in both.
 //
 //   node fidelity/tools/seed_split.mjs SET CASE [--cluster PROFILE] [--samples N]
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { jitteredTable } from "../../scripts/graph-tables.mjs";
-import { loadSpanwork, median, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
+import { caseFile, clusterProfile, loadSpanwork, median, numberFlag, toolArgs, usageError } from "./tool-kit.mjs";
 
 const USAGE = "seed_split.mjs SET CASE [--cluster PROFILE] [--samples N]";
 const { values, positionals } = toolArgs(USAGE, { cluster: { type: "string" }, samples: { type: "string" } });
 const samples = numberFlag(values.samples, 20);
 if (positionals.length !== 2 || !Number.isInteger(samples) || samples < 1) usageError(USAGE);
 const [set, tag] = positionals;
-/** A case's JSON file, or one line naming the one that is missing or not JSON (exit 2). */
-function caseFile(...parts) {
-  const path = join(set, ...parts, `${tag}.json`);
-  try {
-    return JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    return usageError(USAGE, `${path}: ${error.code === "ENOENT" ? "no such file" : "not JSON"}`);
-  }
-}
-const graph = caseFile("graphs");
-const raw = caseFile("real", "raw");
-const real = caseFile("real");
+const graph = caseFile(USAGE, set, tag, "graphs");
+const raw = caseFile(USAGE, set, tag, "real", "raw");
+const real = caseFile(USAGE, set, tag, "real");
 const spanwork = await loadSpanwork();
 const nominal = spanwork.loadWorkloadFile(join(set, "specs", real.spec ?? `${real.name}.json`));
 const prefixOf = new Map(graph.tasks.map((t) => [t.key, t.prefix]));
@@ -40,14 +30,7 @@ function split(pairs, workers) {
   return prefixes.map((p) => `${p} ${counts.get(p).join("-")}`).join("  ");
 }
 
-const options = {};
-if (values.cluster !== undefined) {
-  try {
-    options.cluster = spanwork.loadClusterProfile(resolve(values.cluster));
-  } catch (error) {
-    usageError(USAGE, `--cluster ${values.cluster}: ${error.message.split("\n")[0]}`);
-  }
-}
+const options = values.cluster === undefined ? {} : { cluster: clusterProfile(USAGE, spanwork, values.cluster) };
 const workers = raw.runs[0].tasks_per_worker.length;
 for (const run of raw.runs) {
   const pairs = run.task_records.map((t) => [t.key, t.worker]);

@@ -35,6 +35,25 @@ export async function loadSpanwork() {
   return import(join(root, "src", "index.ts"));
 }
 
+/** A case's JSON file in a fidelity set (`SET/…parts/TAG.json`: graphs, real, real/raw), or usageError's one line naming the file that is missing or not JSON. */
+export function caseFile(usage, set, tag, ...parts) {
+  const path = join(set, ...parts, `${tag}.json`);
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    return usageError(usage, `${path}: ${error.code === "ENOENT" ? "no such file" : "not JSON"}`);
+  }
+}
+
+/** The profile at `path` (--cluster) for simulate's options, or usageError's one line with its first problem. */
+export function clusterProfile(usage, spanwork, path) {
+  try {
+    return spanwork.loadClusterProfile(resolve(path));
+  } catch (error) {
+    return usageError(usage, `--cluster ${path}: ${error.message.split("\n")[0]}`);
+  }
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
