@@ -220,8 +220,7 @@ class SimulationRun {
    * flushes at the tick, as before.
    */
   private readBatch(run: () => void): void {
-    const { schedulerDecision, schedulerMessage } = this.cluster.overheads;
-    if (schedulerDecision === 0 && schedulerMessage === 0) {
+    if (this.scheduler.loopFree) {
       run();
       return;
     }

@@ -82,22 +82,24 @@ export class WorkerProcess {
     // deserialisation does, in one piece (a collection never lets go). Its own holds when the
     // copies have none (switchInterval 0, the instant network), so the copies' rules stay theirs.
     const term = gcTerm(overheads.workerGc);
-    const gcHolds = term === undefined ? undefined : (holds ?? new CopyHolds(Math.max(overheads.switchInterval, 0.005)));
+    let gcHolds: CopyHolds | undefined;
     let gcStart = 0;
     let gcEnd = 0;
-    this.gc =
-      term === undefined || gcHolds === undefined
-        ? undefined
-        : new GcCounter(term, (seconds) => {
-            const now = clock.now();
-            const before = loop.idleIn();
-            const after = loop.reserve(seconds);
-            gcStart = now + before;
-            gcEnd = now + after;
-            this.gcSeconds += seconds;
-            gcHolds.open(now, gcStart, gcEnd, 1);
-            gcHolds.value(1);
-          });
+    this.gc = undefined;
+    if (term !== undefined) {
+      const held = holds ?? new CopyHolds(Math.max(overheads.switchInterval, 0.005));
+      gcHolds = held;
+      this.gc = new GcCounter(term, (seconds) => {
+        const now = clock.now();
+        const before = loop.idleIn();
+        const after = loop.reserve(seconds);
+        gcStart = now + before;
+        gcEnd = now + after;
+        this.gcSeconds += seconds;
+        held.open(now, gcStart, gcEnd, 1);
+        held.value(1);
+      });
+    }
     this.toWorker = new BatchedLink(clock, overheads.schedulerBatch, overheads.messageLatency);
     // dask's BatchedSend writes from the loop: nothing leaves while a collection stops it.
     const heldUntil = gcHolds === undefined ? undefined : (now: number): number => (now >= gcStart && now < gcEnd ? gcEnd : 0);

@@ -186,6 +186,11 @@ export class SchedulerCore extends Lifecycle {
     return this.link.loopDelay(seconds);
   }
 
+  /** Whether the scheduler's loop costs nothing (see WorkerLink.loopFree). */
+  get loopFree(): boolean {
+    return this.link.loopFree;
+  }
+
   /** Seconds booked on the scheduler's loop: decisions, and message batches read and written. */
   get decisionSeconds(): number {
     return this.link.bookedSeconds;

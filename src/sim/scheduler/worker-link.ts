@@ -120,6 +120,11 @@ export class WorkerLink {
     this.flushRequested = false;
   }
 
+  /** Whether the scheduler's loop costs nothing (no decision or message cost, nothing booked): batches are read and sent at once. */
+  get loopFree(): boolean {
+    return this.loop.free;
+  }
+
   /** Books `seconds` of the scheduler's loop; how long from now until it is done (see SchedulerCore.loopDelay). */
   loopDelay(seconds: number): number {
     return this.loop.book(seconds, this.host.now?.() ?? 0);
