@@ -2,23 +2,16 @@
 // none of a worker's tasks progressing (no task running, or only tasks past their prefix's median
 // length), classified as one worker's own collection, all workers' own at a fresh worker's
 // first-collection count, or the scheduler's. Synthetic runs, every stop placed by hand.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { expectRefusal, runTool, type ToolRun } from "./python-tool.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TOOL = join(ROOT, "fidelity", "tools", "gc_gaps.py");
-const PYTHON = process.env.SPANWORK_PYTHON ?? "python3";
 const dir = mkdtempSync(join(tmpdir(), "spanwork-gc-gaps-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function gaps(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(PYTHON, [TOOL, ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+const gaps = (...args: string[]): ToolRun => runTool("gc_gaps.py", args);
 
 interface Stop {
   /** After this round (both threads' 5 ms tasks) of the worker. */
@@ -82,7 +75,7 @@ describe("fidelity/tools/gc_gaps.py", () => {
     // the scheduler's stop: all workers' tasks, the longest worker's stop
     expect(pooled.scheduler).toMatchObject({ stops: 1, tasks_median: 324, ms_median: 60.5, runs_with_one: 1 });
     // --json writes what it prints
-    expect(JSON.parse(spawnSync("cat", [out], { encoding: "utf8" }).stdout)).toEqual(result);
+    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual(result);
   });
 
   it("skips runs with too few tasks per worker, or with transfers", () => {
@@ -108,11 +101,7 @@ describe("fidelity/tools/gc_gaps.py", () => {
       [[notJson, "--min-gap", "0"], /--min-gap: expected seconds > 0/],
       [[notJson, "--bogus"], /unrecognized arguments: --bogus/],
     ] as const) {
-      const run = gaps(...args);
-      expect(run.status, `${args.join(" ")}: ${run.stderr}`).toBe(2);
-      expect(run.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
-      expect(run.stderr).toMatch(message);
-      expect(run.stdout).toBe("");
+      expectRefusal(gaps(...args), args.join(" "), message);
     }
   });
 });

@@ -2,25 +2,17 @@
 // the micro-tools' outputs. On the quiet set's four calibration cases it must give the figures
 // the hand-assembled quiet profile took from the same sources, load through spanwork's own
 // profile reader, and, where it derives a figure differently, the figure its source gives.
-import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadClusterProfile } from "../../src/sim/index.js";
+import { expectRefusal, ROOT, runTool, type ToolRun } from "./python-tool.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TOOL = join(ROOT, "fidelity", "tools", "make_profile.py");
-const PYTHON = process.env.SPANWORK_PYTHON ?? "python3";
 const dir = mkdtempSync(join(tmpdir(), "spanwork-make-profile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function makeProfile(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  // No __pycache__ beside the tools: it would end up in the tree.
-  const run = spawnSync(PYTHON, [TOOL, ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+const makeProfile = (...args: string[]): ToolRun => runTool("make_profile.py", args);
 
 const QUIET_CASES = ["--cases", "chain-s1,map-s1,shuffle-s1,tree-s1"];
 const QUIET_TOOLS = ["--fetch-cost", "fidelity/quiet/tools/fetch_cost.json", "--disk-shared", "fidelity/quiet/tools/disk_shared.json", "--cores", "2"];
@@ -111,7 +103,7 @@ describe("fidelity/tools/make_profile.py", () => {
   }, 60_000);
 
   it("derive.py takes a set's own calibrated latency off each transfer (the quiet set's 1.62 ms, not the shared 1.14)", () => {
-    const run = spawnSync(PYTHON, [join(ROOT, "fidelity", "tools", "derive.py"), "fidelity/quiet", ...QUIET_CASES], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    const run = runTool("derive.py", ["fidelity/quiet", ...QUIET_CASES]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/isolated transfers: 509 MB\/s \(413 MB; latency 1\.62 ms, its calibration\.json\)/);
   }, 60_000);
@@ -181,11 +173,7 @@ describe("fidelity/tools/make_profile.py", () => {
       [["fidelity/quiet", "--gc", listed], /--gc .*list\.json: expected gc_gaps\.py's or gc_probe\.py's output/],
       [["fidelity/quiet", "--gc", join(dir, "missing.json")], /cannot read --gc .*missing\.json/],
     ] as const) {
-      const run = makeProfile(...args);
-      expect(run.status, `${args.join(" ")}: ${run.stderr}`).toBe(2);
-      expect(run.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
-      expect(run.stderr).toMatch(message);
-      expect(run.stdout).toBe("");
+      expectRefusal(makeProfile(...args), args.join(" "), message);
     }
   }, 60_000);
 });

@@ -1,15 +1,12 @@
 // fidelity/tools/overrun_load.py: the competition a case met, read from how often its tasks'
 // sleeps woke late, on the case's own line through a quiet and a known-competition calibration.
 // Synthetic sets with one case, so every fraction and estimate is known by hand.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { runTool } from "./python-tool.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TOOL = join(ROOT, "fidelity", "tools", "overrun_load.py");
 const PYTHON = process.env.SPANWORK_PYTHON ?? "/usr/bin/python3";
 const dir = mkdtempSync(join(tmpdir(), "spanwork-overrun-load-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,7 +48,7 @@ interface Estimates {
 
 function estimate(args: string[]): Estimates {
   const out = join(dir, `out-${args.length}-${Math.random().toString(36).slice(2)}.json`);
-  const child = spawnSync(PYTHON, [TOOL, ...args, "--json", out], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+  const child = runTool("overrun_load.py", [...args, "--json", out], PYTHON);
   expect(child.status, child.stderr).toBe(0);
   return JSON.parse(readFileSync(out, "utf8"));
 }

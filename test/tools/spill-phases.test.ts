@@ -3,16 +3,12 @@
 // on its own, so spanwork's side is the disks' service (`spill.writeSeconds`), not the spans'
 // seconds, which hold the queue of a burst of evictions issued at once; and the produce phase's
 // stalls (a worker running no task) are counted the same way on both sides.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { runTool } from "./python-tool.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TOOL = join(ROOT, "fidelity", "tools", "spill_phases.py");
-const PYTHON = process.env.SPANWORK_PYTHON ?? "python3";
 const dir = mkdtempSync(join(tmpdir(), "spanwork-spill-phases-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -70,7 +66,7 @@ describe("fidelity/tools/spill_phases.py", () => {
         perWorker: [{ eventLoopSeconds: 0.3 }],
       }),
     );
-    const run = spawnSync(PYTHON, [TOOL, raw, report, "--json", out], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    const run = runTool("spill_phases.py", [raw, report, "--json", out]);
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(readFileSync(out, "utf8")) as { dask: { runs: Record<string, number>[] }; spanwork: { runs: Record<string, number>[] } };
     const dask = result.dask.runs[0]!;
