@@ -21,9 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psutil
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "shared", "fidelity"))
-import fidelity_tasks as ft  # noqa: E402
-from distributed.spill import SpillBuffer  # noqa: E402
+import fidelity_tasks as ft  # the shared driver's task module: PYTHONPATH=../shared/fidelity
+from distributed.spill import SpillBuffer
+from tool_args import Parser, checked
 
 NBYTES = 25_000_000
 SPILL, TARGET = 280e6 - 95e6, 240e6 - 95e6  # over the process's starting RSS
@@ -36,8 +36,11 @@ def task(_):
 
 
 def main(argv):
-    values = int(argv[argv.index("--values") + 1]) if "--values" in argv else 48
-    path = argv[argv.index("--json") + 1] if "--json" in argv else None
+    p = Parser(prog="rss_evict.py", description=__doc__.splitlines()[0], allow_abbrev=False)
+    p.add_argument("--values", type=checked(int, "a number of values", lambda v: v >= 1, "at least 1 value"), default=48)
+    p.add_argument("--json")
+    a = p.parse_args(argv)
+    values, path = a.values, a.json
     proc = psutil.Process()
     rss = lambda: proc.memory_info().rss  # noqa: E731 (dask's get_process_memory)
     root = tempfile.mkdtemp(prefix="rss-evict-")
