@@ -23,6 +23,10 @@ K * (f - f0) / (fK - f0) with the medians over each set's runs (each run's own e
 the range). Targets are sets with real/raw and graphs (fidelity, ../shared/fidelity).
 
     python3 fidelity/tools/overrun_load.py [--over MS] [--zero SET] [--known SET] [--check SET] [--json OUT] TARGET_SET...
+    python3 fidelity/tools/overrun_load.py --runs [--over MS] [--zero SET] TARGET_SET...
+
+--runs prints each run's figures instead (makespan, late fraction, mean overrun): which runs of a
+case met competition, for a case no calibration set has (a held-out graph's runs in two modes).
 """
 import argparse
 import json
@@ -37,14 +41,24 @@ import overrun_classes  # noqa: E402
 PROBE = re.compile(r"^probe (?:before|after) ([\w-]+):\d+: (\{.*\})\s*$")
 
 
+def run_lateness(raw, graph, over):
+    """Per run of a dask raw file (or a spanwork report): (makespan, the share of its `none`-class
+    tasks that ran more than `over` seconds beyond their duration, their mean overrun in seconds)."""
+    out = []
+    makespans = [r["makespan"] for r in raw["runs"]] if "runs" in raw else [raw["makespan"]]
+    for makespan, (_label, recs, xs, is_raw, spilled) in zip(makespans, overrun_classes.runs_of(raw)):
+        none = overrun_classes.classify(recs, xs, graph, is_raw, spilled)["none"]
+        if none:
+            out.append((makespan, sum(1 for o in none if o > over) / len(none), st.mean(none)))
+        else:
+            out.append((makespan, float("nan"), float("nan")))
+    return out
+
+
 def late_fractions(raw, graph, over):
     """Per run of a dask raw file: the share of its `none`-class tasks that ran more than `over`
     seconds beyond their duration."""
-    out = []
-    for _label, recs, xs, is_raw, spilled in overrun_classes.runs_of(raw):
-        none = overrun_classes.classify(recs, xs, graph, is_raw, spilled)["none"]
-        out.append(sum(1 for o in none if o > over) / len(none) if none else float("nan"))
-    return out
+    return [f for _m, f, _o in run_lateness(raw, graph, over)]
 
 
 def set_fractions(path, over):
@@ -60,6 +74,24 @@ def set_fractions(path, over):
             graph = json.load(f)
         out[re.sub(r"-s\d+\.json$", "", name)] = late_fractions(raw, graph, over)
     return out
+
+
+def print_runs(path, over, zero):
+    """Every run of every case of a set: makespan, late fraction and mean overrun, against the
+    quiet set's median late fraction for the case when it has one. A run that met competition
+    shows it here whatever its case: the tasks of a run beside other jobs wake late."""
+    raw_dir = os.path.join(path, "real", "raw")
+    for name in sorted(os.listdir(raw_dir)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(raw_dir, name)) as f:
+            raw = json.load(f)
+        with open(os.path.join(path, "graphs", name)) as f:
+            graph = json.load(f)
+        case = re.sub(r"-s\d+\.json$", "", name)
+        quiet = f"  (quiet {st.median(zero[case]):.2f})" if case in zero else ""
+        cells = "  ".join(f"{m:.3f}s {f:.2f} {o * 1000:.2f}ms" for m, f, o in run_lateness(raw, graph, over))
+        print(f"{path}  {name[:-5]:18s} {cells}{quiet}")
 
 
 def probed_others(path, cores=2):
@@ -106,9 +138,16 @@ def main():
     parser.add_argument("--known", default="fidelity/contended")
     parser.add_argument("--check", default=None, help="a set with probes of its own: predicted against them")
     parser.add_argument("--json", help="write every estimate here")
+    parser.add_argument("--runs", action="store_true", help="print every run's makespan, late fraction and mean overrun instead")
     args = parser.parse_args()
     over = args.over / 1000
-    zero, known = set_fractions(args.zero, over), set_fractions(args.known, over)
+    zero = set_fractions(args.zero, over)
+    if args.runs:
+        print(f"per run: makespan, late fraction (> {args.over:g} ms, class none), mean overrun of class none; (quiet: {args.zero}'s median late fraction)")
+        for path in args.targets:
+            print_runs(path, over, zero)
+        return
+    known = set_fractions(args.known, over)
     others = probed_others(args.known)
     result = {"over_ms": args.over, "zero": args.zero, "known": args.known, "sets": {}}
     print(f"late = ended > {args.over:g} ms beyond the duration, class none; calibration: {args.zero} (0), {args.known} (its probes)")

@@ -91,6 +91,15 @@ describe("fidelity/tools/overrun_load.py", () => {
     expect(c.fraction).toBeCloseTo(2 / 11, 9);
   });
 
+  it("with --runs, prints each run's makespan, late fraction and mean overrun, and the quiet set's fraction for the case", () => {
+    const target = set("target-runs", [run(2), run(4)]);
+    const child = runTool("overrun_load.py", ["--runs", "--zero", zero, target], PYTHON);
+    expect(child.status, child.stderr).toBe(0);
+    const row = child.stdout.split("\n").find((line) => line.includes("c-s1"));
+    // run(2): 2 tasks 3 ms late, 8 of 0.1 ms: mean 0.68 ms; run(4): 1.26 ms
+    expect(row).toMatch(/0\.200s 0\.20 0\.68ms {2}0\.200s 0\.40 1\.26ms {2}\(quiet 0\.10\)$/);
+  });
+
   it("with --check, estimates a probed set's case beside its own probes", () => {
     const check = set("check", [run(3)], [0.8, 0.8]);
     const result = estimate(["--zero", zero, "--known", known, "--check", check, zero]);
