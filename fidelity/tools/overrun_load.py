@@ -28,7 +28,6 @@ the range). Targets are sets with real/raw and graphs (fidelity, ../shared/fidel
 --runs prints each run's figures instead (makespan, late fraction, mean overrun): which runs of a
 case met competition, for a case no calibration set has (a held-out graph's runs in two modes).
 """
-import argparse
 import json
 import os
 import re
@@ -37,6 +36,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import overrun_classes  # noqa: E402
+from tool_args import Parser, failer, read_json  # noqa: E402
+
+fail = failer("overrun_load.py")
 
 PROBE = re.compile(r"^probe (?:before|after) ([\w-]+):\d+: (\{.*\})\s*$")
 
@@ -61,37 +63,35 @@ def late_fractions(raw, graph, over):
     return [f for _m, f, _o in run_lateness(raw, graph, over)]
 
 
+def set_cases(path):
+    """(file name less .json, dask raw runs, graph) for every raw file of a set, in name order;
+    a set without real/raw, or a raw file without its graph, is one line and exit 2."""
+    raw_dir = os.path.join(path, "real", "raw")
+    if not os.path.isdir(raw_dir):
+        fail(f"{path}: no real/raw (a fidelity set: real/raw and graphs)")
+    for name in sorted(os.listdir(raw_dir)):
+        if not name.endswith(".json"):
+            continue
+        raw, graph = (read_json(os.path.join(*parts, name), fail) for parts in ((raw_dir,), (path, "graphs")))
+        yield name[:-5], raw, graph
+
+
 def set_fractions(path, over):
     """{case: [late fraction per run]} for every raw file of a set (case = file name less -sN)."""
-    raw_dir = os.path.join(path, "real", "raw")
-    out = {}
-    for name in sorted(os.listdir(raw_dir)):
-        if not name.endswith(".json"):
-            continue
-        with open(os.path.join(raw_dir, name)) as f:
-            raw = json.load(f)
-        with open(os.path.join(path, "graphs", name)) as f:
-            graph = json.load(f)
-        out[re.sub(r"-s\d+\.json$", "", name)] = late_fractions(raw, graph, over)
-    return out
+    return {re.sub(r"-s\d+$", "", tag): late_fractions(raw, graph, over) for tag, raw, graph in set_cases(path)}
 
 
-def print_runs(path, over, zero):
-    """Every run of every case of a set: makespan, late fraction and mean overrun, against the
+def run_rows(path, over, zero):
+    """One line per case of a set: each run's makespan, late fraction and mean overrun, and the
     quiet set's median late fraction for the case when it has one. A run that met competition
     shows it here whatever its case: the tasks of a run beside other jobs wake late."""
-    raw_dir = os.path.join(path, "real", "raw")
-    for name in sorted(os.listdir(raw_dir)):
-        if not name.endswith(".json"):
-            continue
-        with open(os.path.join(raw_dir, name)) as f:
-            raw = json.load(f)
-        with open(os.path.join(path, "graphs", name)) as f:
-            graph = json.load(f)
-        case = re.sub(r"-s\d+\.json$", "", name)
+    rows = []
+    for tag, raw, graph in set_cases(path):
+        case = re.sub(r"-s\d+$", "", tag)
         quiet = f"  (quiet {st.median(zero[case]):.2f})" if case in zero else ""
         cells = "  ".join(f"{m:.3f}s {f:.2f} {o * 1000:.2f}ms" for m, f, o in run_lateness(raw, graph, over))
-        print(f"{path}  {name[:-5]:18s} {cells}{quiet}")
+        rows.append(f"{path}  {tag:18s} {cells}{quiet}")
+    return rows
 
 
 def probed_others(path, cores=2):
@@ -131,7 +131,7 @@ def infer(zero, known, others, target):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="overrun_load.py", allow_abbrev=False, description=__doc__.split("\n\n")[0])
     parser.add_argument("targets", nargs="+", help="fidelity sets (real/raw, graphs) to estimate")
     parser.add_argument("--over", type=float, default=2.0, help="ms beyond the duration that make a task late (default 2)")
     parser.add_argument("--zero", default="fidelity/quiet")
@@ -143,9 +143,9 @@ def main():
     over = args.over / 1000
     zero = set_fractions(args.zero, over)
     if args.runs:
+        rows = [row for path in args.targets for row in run_rows(path, over, zero)]
         print(f"per run: makespan, late fraction (> {args.over:g} ms, class none), mean overrun of class none; (quiet: {args.zero}'s median late fraction)")
-        for path in args.targets:
-            print_runs(path, over, zero)
+        print("\n".join(rows))
         return
     known = set_fractions(args.known, over)
     others = probed_others(args.known)

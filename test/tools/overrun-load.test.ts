@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runTool } from "./python-tool.js";
+import { expectRefusal, runTool } from "./python-tool.js";
 
 const PYTHON = process.env.SPANWORK_PYTHON ?? "/usr/bin/python3";
 const dir = mkdtempSync(join(tmpdir(), "spanwork-overrun-load-"));
@@ -98,6 +98,14 @@ describe("fidelity/tools/overrun_load.py", () => {
     const row = child.stdout.split("\n").find((line) => line.includes("c-s1"));
     // run(2): 2 tasks 3 ms late, 8 of 0.1 ms: mean 0.68 ms; run(4): 1.26 ms
     expect(row).toMatch(/0\.200s 0\.20 0\.68ms {2}0\.200s 0\.40 1\.26ms {2}\(quiet 0\.10\)$/);
+  });
+
+  it("refuses a target that is not a fidelity set, or a raw file without its graph, in one line", () => {
+    expectRefusal(runTool("overrun_load.py", ["--runs", "--zero", zero, join(dir, "nowhere")], PYTHON), "no set", /^overrun_load\.py: .*nowhere: no real\/raw/);
+    const lonely = set("lonely", [run(1)]);
+    rmSync(join(lonely, "graphs", "c-s1.json"));
+    expectRefusal(runTool("overrun_load.py", ["--runs", "--zero", zero, lonely], PYTHON), "no graph", /^overrun_load\.py: cannot read .*c-s1\.json/);
+    expectRefusal(runTool("overrun_load.py", ["--run", zero], PYTHON), "abbreviated flag", /^overrun_load\.py: /);
   });
 
   it("with --check, estimates a probed set's case beside its own probes", () => {
