@@ -8,7 +8,15 @@ below the target. The thresholds are the spill case's (limit 400 MB: spill 280, 
 less a worker's unmanaged 95 MB, over this process's own RSS at the start. Per trigger: RSS,
 values in fast memory, and per eviction its milliseconds and how far RSS fell.
 
-    PYTHONPATH=../shared/fidelity /usr/bin/python3 fidelity/tools/rss_evict.py [--values N] [--json PATH]
+A worker process is spawned by its Nanny with `distributed.nanny.pre-spawn-environ` in its
+environment (dask 2022.12.1: MALLOC_TRIM_THRESHOLD_=65536, which the fidelity cluster's workers
+have: `client.run(os.environ.get, ...)`). glibc reads it once, at start, and setting it turns off
+malloc's dynamic mmap threshold, so a freed 25 MB value goes back to the system at once; without
+it the threshold rises to the first freed value's size, later values come from the heap, and RSS
+hardly falls as they are evicted. So the tool runs itself again with that environment unless it
+has it; `--bare` keeps the environment it was started with (the first version's figures).
+
+    PYTHONPATH=../shared/fidelity /usr/bin/python3 fidelity/tools/rss_evict.py [--values N] [--json PATH] [--bare]
 """
 import json
 import os
@@ -35,11 +43,25 @@ def task(_):
     return out
 
 
+def nanny_environ(argv):
+    """Runs this tool again with the Nanny's pre-spawn environment when it lacks any of it (glibc
+    reads the MALLOC_* variables at start only); returns when it has all of it."""
+    import dask
+
+    want = {k: str(v) for k, v in dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()}
+    if all(os.environ.get(k) == v for k, v in want.items()):
+        return
+    os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *argv], {**os.environ, **want})
+
+
 def main(argv):
     p = Parser(prog="rss_evict.py", description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("--values", type=checked(int, "a number of values", lambda v: v >= 1, "at least 1 value"), default=48)
     p.add_argument("--json")
+    p.add_argument("--bare", action="store_true", help="keep this environment: no Nanny pre-spawn-environ")
     a = p.parse_args(argv)
+    if not a.bare:
+        nanny_environ(argv)
     values, path = a.values, a.json
     proc = psutil.Process()
     rss = lambda: proc.memory_info().rss  # noqa: E731 (dask's get_process_memory)
@@ -48,7 +70,8 @@ def main(argv):
     pool = ThreadPoolExecutor(2)
     ft.make_bytes(10)
     base = rss()
-    out = {"load_before": os.getloadavg()[0], "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rss_base": base, "triggers": []}
+    environ = {k: os.environ[k] for k in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_") if k in os.environ}
+    out = {"load_before": os.getloadavg()[0], "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "environ": environ, "rss_base": base, "triggers": []}
     running, made = [], 0
     t0 = time.perf_counter()
     tick = t0 + 0.1
