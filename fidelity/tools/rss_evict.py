@@ -29,9 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psutil
 
-import fidelity_tasks as ft  # the shared driver's task module: PYTHONPATH=../shared/fidelity
 from distributed.spill import SpillBuffer
-from tool_args import Parser, checked
+from tool_args import Parser, checked, failer
+
+ft = None  # the shared driver's task module (fidelity_tasks, PYTHONPATH=../shared/fidelity), imported by main
 
 NBYTES = 25_000_000
 SPILL, TARGET = 280e6 - 95e6, 240e6 - 95e6  # over the process's starting RSS
@@ -60,6 +61,11 @@ def main(argv):
     p.add_argument("--json")
     p.add_argument("--bare", action="store_true", help="keep this environment: no Nanny pre-spawn-environ")
     a = p.parse_args(argv)
+    global ft
+    try:
+        import fidelity_tasks as ft
+    except ImportError:
+        failer("rss_evict.py")("cannot import fidelity_tasks, the shared driver's task module (PYTHONPATH=../shared/fidelity)")
     if not a.bare:
         nanny_environ(argv)
     values, path = a.values, a.json
