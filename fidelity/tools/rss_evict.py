@@ -32,14 +32,12 @@ import psutil
 from distributed.spill import SpillBuffer
 from tool_args import Parser, checked, failer
 
-ft = None  # the shared driver's task module (fidelity_tasks, PYTHONPATH=../shared/fidelity), imported by main
-
 NBYTES = 25_000_000
 SPILL, TARGET = 280e6 - 95e6, 240e6 - 95e6  # over the process's starting RSS
 
 
-def task(_):
-    out = ft.make_bytes(NBYTES)  # built first, then the rest of the 200 ms asleep, as work() does
+def task(make_bytes):
+    out = make_bytes(NBYTES)  # built first, then the rest of the 200 ms asleep, as work() does
     time.sleep(0.2)
     return out
 
@@ -61,9 +59,8 @@ def main(argv):
     p.add_argument("--json")
     p.add_argument("--bare", action="store_true", help="keep this environment: no Nanny pre-spawn-environ")
     a = p.parse_args(argv)
-    global ft
     try:
-        import fidelity_tasks as ft
+        import fidelity_tasks as ft  # the shared driver's task module: PYTHONPATH=../shared/fidelity
     except ImportError:
         failer("rss_evict.py")("cannot import fidelity_tasks, the shared driver's task module (PYTHONPATH=../shared/fidelity)")
     if not a.bare:
@@ -84,7 +81,7 @@ def main(argv):
     try:
         while made < values or running:
             while len(running) < 2 and made < values:
-                running.append((f"produce-{made}", pool.submit(task, made)))
+                running.append((f"produce-{made}", pool.submit(task, ft.make_bytes)))
                 made += 1
             for item in [r for r in running if r[1].done()]:
                 buf[item[0]] = item[1].result()

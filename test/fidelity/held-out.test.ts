@@ -12,12 +12,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadClusterProfile, loadWorkloadFile, simulate, type WorkloadSpec } from "../../src/sim/index.js";
-// @ts-expect-error -- a plain .mjs script without types
-import { graphTable as untypedGraphTable } from "../../scripts/graph-tables.mjs";
-
-type GraphTask = { key: string; prefix: string; duration: number; nbytes: number; deps: string[]; output: boolean };
-const graphTable = untypedGraphTable as (graph: { tasks: GraphTask[] }, nominal: WorkloadSpec, durationOf: (t: GraphTask) => number) => WorkloadSpec;
+import { loadClusterProfile, loadWorkloadFile, simulate } from "../../src/sim/index.js";
+import { graphTable, type GraphTask } from "../../scripts/graph-tables.mjs";
 
 const SET = join("fidelity", "held-out");
 const UNSEEN = ["fanout-reduce", "tree3", "mid-map", "shuffle-small", "lattice", "spill-gate"] as const;

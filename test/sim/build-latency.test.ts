@@ -8,12 +8,9 @@ import { describe, expect, it } from "vitest";
 import { GraphBuilder, NO_OVERHEADS, SpecError, simulate, validateSpec, type SimReport, type TaskInit, type Workload } from "../../src/sim/index.js";
 import { compileSpec } from "../../src/sim/compile.js";
 import { buildSeconds } from "../../src/sim/task-models.js";
-// @ts-expect-error -- a plain .mjs script without types
-import { graphTable as untypedGraphTable } from "../../scripts/graph-tables.mjs";
+import { graphTable } from "../../scripts/graph-tables.mjs";
 
 type Task = Omit<TaskInit, "key" | "prefix">;
-type GraphTask = { key: string; prefix: string; duration: number; nbytes: number; deps: string[]; output: boolean };
-const graphTable = untypedGraphTable as (graph: { tasks: GraphTask[] }, nominal: unknown, durationOf: (t: GraphTask) => number) => { taskTable: Array<Record<string, unknown>> };
 
 function one(task: Task): Workload {
   const builder = new GraphBuilder();

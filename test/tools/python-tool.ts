@@ -13,9 +13,14 @@ export interface ToolRun {
   stderr: string;
 }
 
-/** `python fidelity/tools/SCRIPT ARGS…` in the checkout; `python`: for tools that need the system interpreter's packages. */
-export function runTool(script: string, args: readonly string[], python = process.env.SPANWORK_PYTHON ?? "python3"): ToolRun {
-  const run = spawnSync(python, [join(ROOT, "fidelity", "tools", script), ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+/**
+ * `python fidelity/tools/SCRIPT ARGS…` in the checkout; `python`: for tools that need the system
+ * interpreter's packages; `env`: variables over this process's (undefined: unset for the tool).
+ */
+export function runTool(script: string, args: readonly string[], python = process.env.SPANWORK_PYTHON ?? "python3", env: Record<string, string | undefined> = {}): ToolRun {
+  const merged: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: "1", ...env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
+  const run = spawnSync(python, [join(ROOT, "fidelity", "tools", script), ...args], { cwd: ROOT, encoding: "utf8", env: merged });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 

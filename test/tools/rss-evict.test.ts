@@ -3,12 +3,11 @@
 // glibc reads only at start, so the probe runs itself again with it — without it the freed
 // values stay in the heap and RSS hardly falls (docs/sim.md, *spill, held-out*). Two values, and
 // a stand-in for the shared driver's task module (only make_bytes is used).
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { expectRefusal, ROOT, runTool } from "./python-tool.js";
+import { expectRefusal, runTool } from "./python-tool.js";
 
 /** Debian's python3 with python3-distributed (the tool imports it; CI installs it in .ci/run). */
 const PYTHON = process.env.SPANWORK_PYTHON ?? "/usr/bin/python3";
@@ -18,9 +17,7 @@ writeFileSync(join(dir, "fidelity_tasks.py"), "def make_bytes(n):\n    return b'
 
 function probe(name: string, args: string[]): { environ: Record<string, string>; summary: { evictions: number } } {
   const out = join(dir, `${name}.json`);
-  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONPATH: dir, PYTHONDONTWRITEBYTECODE: "1" };
-  delete env.MALLOC_TRIM_THRESHOLD_;
-  const child = spawnSync(PYTHON, [join(ROOT, "fidelity", "tools", "rss_evict.py"), "--values", "2", "--json", out, ...args], { cwd: ROOT, encoding: "utf8", env });
+  const child = runTool("rss_evict.py", ["--values", "2", "--json", out, ...args], PYTHON, { PYTHONPATH: dir, MALLOC_TRIM_THRESHOLD_: undefined });
   expect(child.status, child.stderr).toBe(0);
   return JSON.parse(readFileSync(out, "utf8"));
 }
@@ -33,9 +30,6 @@ describe("fidelity/tools/rss_evict.py", () => {
 
   it("refuses a bad --values, and a missing task module, in one line", () => {
     expectRefusal(runTool("rss_evict.py", ["--values", "0"], PYTHON), "--values 0", /^rss_evict\.py: argument --values: expected at least 1 value/);
-    const bare: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
-    delete bare.PYTHONPATH;
-    const child = spawnSync(PYTHON, [join(ROOT, "fidelity", "tools", "rss_evict.py"), "--values", "1"], { cwd: ROOT, encoding: "utf8", env: bare });
-    expectRefusal({ status: child.status, stdout: child.stdout, stderr: child.stderr }, "no task module", /^rss_evict\.py: cannot import fidelity_tasks/);
+    expectRefusal(runTool("rss_evict.py", ["--values", "1"], PYTHON, { PYTHONPATH: undefined }), "no task module", /^rss_evict\.py: cannot import fidelity_tasks/);
   });
 });
